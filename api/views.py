@@ -1,0 +1,86 @@
+"""JSON shapes shared by the command line and the HTTP API.
+
+Domain classes know nothing of JSON; these functions turn them into the
+plain dictionaries both interfaces print, so ``gapgrid verify --json`` and
+``POST /v1/verify`` always answer alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.board import Board
+from core.catalogue import Catalogue
+from core.dealnumber import DealNumber
+from core.registry import PresetInfo, VariantInfo
+from core.replay import ReplayResult
+from core.rules import Rules, redeals_json
+
+
+def entry_json(catalogue: Catalogue, entry: VariantInfo | PresetInfo) -> dict[str, Any]:
+    """Describe a variant or preset: names, geometry, redeals, accepted options, rules text."""
+    rules = catalogue.rules(entry.slug)
+    variant = catalogue.variant_of(entry)
+    layout = rules.layout
+    return {
+        "slug": entry.slug,
+        "name": entry.name,
+        "kind": "preset" if isinstance(entry, PresetInfo) else "variant",
+        "other_names": list(entry.other_names),
+        "pysolfc_id": entry.pysolfc_id if isinstance(entry, VariantInfo) else None,
+        "base": entry.base,
+        "rows": layout.rows,
+        "rstep": layout.rstep,
+        "rbase": layout.rbase,
+        "rlen": layout.rlen,
+        "decks": layout.decks,
+        "ranks": list(layout.ranks),
+        "redeals": redeals_json(rules.redeals),
+        "redeal_placement": rules.placement.name,
+        "redeal_when": rules.timing.value,
+        "preset_options": dict(entry.options) if isinstance(entry, PresetInfo) else {},
+        "options": [key for key in variant.options if key in catalogue.options],
+        "summary": entry.summary,
+        "plugin": entry.plugin,
+    }
+
+
+def rows_json(board: Board) -> list[list[str | None]]:
+    """The board as rows of card codes, None (JSON null) for a gap."""
+    return board.to_rows()
+
+
+def deal_json(rules: Rules, deal: DealNumber, board: Board) -> dict[str, Any]:
+    """The answer of ``gapgrid deal --json``."""
+    return {
+        "variant": rules.slug,
+        "deal": str(deal),
+        "pysolfc_title": deal.pysolfc_title,
+        "options": dict(rules.options),
+        "rows": rows_json(board),
+    }
+
+
+def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[str, Any]:
+    """The answer of ``gapgrid verify --json``: the replay's outcome and final layout."""
+    state = result.state
+    error = result.error
+    return {
+        "variant": rules.slug,
+        "deal": str(deal),
+        "options": dict(rules.options),
+        "ok": result.ok,
+        "won": result.won,
+        "moves_applied": result.applied,
+        "redeals_used": state.redeals_used,
+        "redeals_left": _left(rules, state.redeals_used),
+        "rows": rows_json(state.board),
+        "error": None if error is None else {
+            "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
+        },
+    }
+
+
+def _left(rules: Rules, used: int) -> int | str:
+    left = rules.redeals_left(used)
+    return "unlimited" if left is None else left

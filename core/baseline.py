@@ -1,0 +1,66 @@
+"""The baseline rules: PySolFC's Montana, as a plugin every game starts from.
+
+Every hook is ``trylast``, so a variant overrides exactly what differs and
+nothing more. A fresh instance is registered in each game's plugin manager.
+"""
+
+from __future__ import annotations
+
+from core import deals, fills, redeals
+from core.hookspecs import hookimpl
+from core.layout import Layout
+from core.rules import DealStyle, FillRule, KeepRule, RedealPlacement, RedealTiming, WonRule
+from core.runs import Cells, all_rows_finished
+
+MONTANA_LAYOUT = Layout(rows=4, rstep=13, rbase=1)
+"""Four rows of thirteen, rows headed by a 2, one full deck (PySolFC: 52, 13, 1)."""
+
+MONTANA_REDEALS = 2
+
+
+class AllRowsFinished:
+    """Won when every row's run is complete (PySolFC's ``Montana.isGameWon``)."""
+
+    __slots__ = ("layout",)
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+
+    def is_won(self, cells: Cells) -> bool:
+        return all_rows_finished(self.layout, cells)
+
+
+class BaselineRules:
+    """Montana: 4x13 from a 2, Aces out, same-suit fills, 2 redeals any time, gaps after runs."""
+
+    @hookimpl(trylast=True)
+    def gapgrid_layout(self) -> Layout:
+        return MONTANA_LAYOUT
+
+    @hookimpl(trylast=True)
+    def gapgrid_deal_style(self) -> DealStyle:
+        return deals.MontanaDeal()
+
+    @hookimpl(trylast=True)
+    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
+        return fills.MontanaFill(layout)
+
+    @hookimpl(trylast=True)
+    def gapgrid_redeals(self) -> int:
+        return MONTANA_REDEALS
+
+    @hookimpl(trylast=True)
+    def gapgrid_redeal_keep(self) -> KeepRule:
+        return redeals.KeepRuns()
+
+    @hookimpl(trylast=True)
+    def gapgrid_redeal_placement(self) -> RedealPlacement:
+        return redeals.GapsAfterRuns()
+
+    @hookimpl(trylast=True)
+    def gapgrid_redeal_timing(self) -> RedealTiming:
+        return RedealTiming.ANYTIME
+
+    @hookimpl(trylast=True)
+    def gapgrid_won_rule(self, layout: Layout) -> WonRule:
+        return AllRowsFinished(layout)

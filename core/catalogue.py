@@ -1,0 +1,249 @@
+"""Loading plugins into a catalogue, and building one game's rules from it.
+
+:func:`build_catalogue` registers each plugin in turn (built-ins first,
+then third-party entry points of the ``gapgrid`` group) and lets it fill
+the registry. A plugin that cannot be imported, implements a hook wrongly,
+or registers something twice is recorded as a :class:`PluginProblem` with
+its name and the reason; everything it registered is rolled back, and the
+other plugins keep working.
+
+:meth:`Catalogue.rules` then builds a fresh plugin manager for one game:
+the baseline rules (``trylast``), the variant's rule plugins from the root
+of its family down to itself, and the option plugins (``tryfirst``). Each
+rule hook is called once; the resulting :class:`core.rules.Rules` is cached
+per catalogue, never in a module global.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+import pluggy
+
+from core import hookspecs
+from core.baseline import BaselineRules
+from core.registry import (
+    OptionInfo,
+    PresetInfo,
+    RegistrationError,
+    Registry,
+    ScoringInfo,
+    VariantInfo,
+    normalise_name,
+)
+from core.rules import RedealTiming, RuleError, Rules
+
+
+class UnknownVariantError(LookupError):
+    """Raised for a name that is no variant or preset, with suggestions."""
+
+    def __init__(self, name: str, suggestions: Sequence[str]) -> None:
+        hint = f"; did you mean {' or '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown variant {name!r}{hint} (`gapgrid variants` lists them)")
+        self.name = name
+        self.suggestions = tuple(suggestions)
+
+
+class OptionError(ValueError):
+    """Raised for a rule option a variant does not accept, or a bad value."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+@attrs.frozen
+class PluginProblem:
+    """A plugin that could not be loaded, and why."""
+
+    plugin: str
+    reason: str
+
+
+@attrs.frozen
+class LoadedPlugin:
+    """A plugin object to register, under a name."""
+
+    name: str
+    plugin: object
+
+
+class Catalogue:
+    """Every variant, preset, option and scoring scheme the loaded plugins provide."""
+
+    def __init__(self, registry: Registry, problems: Sequence[PluginProblem]) -> None:
+        self.variants: Mapping[str, VariantInfo] = dict(registry.variants)
+        self.presets: Mapping[str, PresetInfo] = dict(registry.presets)
+        self.options: Mapping[str, OptionInfo] = dict(registry.options)
+        self.scoring: Mapping[str, ScoringInfo] = dict(registry.scoring)
+        self.problems: tuple[PluginProblem, ...] = tuple(problems)
+        self._names: dict[str, str] = {}
+        entries: list[VariantInfo | PresetInfo] = [*self.variants.values(),
+                                                   *self.presets.values()]
+        for entry in entries:
+            for other in entry.other_names:
+                self._names.setdefault(normalise_name(other), entry.slug)
+        self._rules_cache: dict[tuple[str, tuple[tuple[str, str], ...]], Rules] = {}
+
+    # -- names -------------------------------------------------------------
+
+    def slugs(self) -> list[str]:
+        """Return every variant slug, then every preset slug, in registration order."""
+        return [*self.variants, *self.presets]
+
+    def lookup(self, name: str) -> VariantInfo | PresetInfo:
+        """Find a variant or preset by slug or other name (``"gaps"``, ``"Rangoon"``).
+
+        A slug wins over another entry's other name. Raises
+        :class:`UnknownVariantError` with close matches.
+        """
+        key = normalise_name(name)
+        slug = key if key in self.variants or key in self.presets else self._names.get(key)
+        if slug is None:
+            known = [*self.variants, *self.presets, *self._names]
+            raise UnknownVariantError(name, difflib.get_close_matches(key, known, n=3))
+        return self.variants[slug] if slug in self.variants else self.presets[slug]
+
+    def variant_of(self, entry: VariantInfo | PresetInfo) -> VariantInfo:
+        """Return the variant an entry plays (a preset's base, or the variant itself)."""
+        return self.variants[entry.base] if isinstance(entry, PresetInfo) else entry
+
+    def family(self, variant: VariantInfo) -> list[VariantInfo]:
+        """Return the variants ``variant`` builds on, root first, ending with itself."""
+        chain = [variant]
+        while chain[-1].base is not None:
+            chain.append(self.variants[chain[-1].base])
+        return chain[::-1]
+
+    # -- rules -------------------------------------------------------------
+
+    def canonical_options(self, name: str, options: Mapping[str, str | int] | None = None
+                          ) -> tuple[VariantInfo | PresetInfo, dict[str, str]]:
+        """Check ``options`` for the variant or preset ``name``; return it and the merged options.
+
+        A preset's own options come first; options given here override them.
+        Raises :class:`UnknownVariantError` or :class:`OptionError`.
+        """
+        entry = self.lookup(name)
+        variant = self.variant_of(entry)
+        merged: dict[str, str] = dict(entry.options) if isinstance(entry, PresetInfo) else {}
+        for key, value in (options or {}).items():
+            option = self.options.get(key)
+            if key not in variant.options or option is None:
+                accepted = ", ".join(k for k in variant.options if k in self.options) or "none"
+                raise OptionError(key, f"{entry.slug} has no option {key!r} "
+                                       f"(options it accepts: {accepted})")
+            try:
+                merged[key] = option.parse(value)
+            except ValueError as error:
+                raise OptionError(key, f"option {key}: {error} (values: {option.values})") from None
+        return entry, merged
+
+    def rules(self, name: str, options: Mapping[str, str | int] | None = None) -> Rules:
+        """Return the rules of the variant or preset ``name`` with ``options`` applied."""
+        entry, merged = self.canonical_options(name, options)
+        key = (entry.slug, tuple(sorted(merged.items())))
+        cached = self._rules_cache.get(key)
+        if cached is None:
+            cached = self._build_rules(entry, merged)
+            self._rules_cache[key] = cached
+        return cached
+
+    def game_plugin_manager(self, variant: VariantInfo, options: Mapping[str, str]
+                            ) -> pluggy.PluginManager:
+        """Build a fresh plugin manager for one game of ``variant`` with ``options``."""
+        manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        manager.add_hookspecs(hookspecs)
+        manager.register(BaselineRules(), name="baseline")
+        for member in self.family(variant):
+            if member.rules is not None:
+                manager.register(member.rules, name=f"variant:{member.slug}")
+        for key, value in sorted(options.items()):
+            manager.register(self.options[key].make_plugin(value), name=f"option:{key}")
+        manager.check_pending()
+        return manager
+
+    def _build_rules(self, entry: VariantInfo | PresetInfo, options: dict[str, str]) -> Rules:
+        hook = self.game_plugin_manager(self.variant_of(entry), options).hook
+        layout = hook.gapgrid_layout()
+        redeals = hook.gapgrid_redeals()
+        timing = hook.gapgrid_redeal_timing()
+        if not isinstance(redeals, int) or redeals < -1:
+            raise RuleError(f"{entry.slug}: gapgrid_redeals gave {redeals!r}")
+        if not isinstance(timing, RedealTiming):
+            raise RuleError(f"{entry.slug}: gapgrid_redeal_timing gave {timing!r}")
+        return Rules(
+            slug=entry.slug, name=entry.name, options=options, layout=layout,
+            deal_style=hook.gapgrid_deal_style(layout=layout),
+            fill=hook.gapgrid_fill_rule(layout=layout),
+            redeals=redeals,
+            keep=hook.gapgrid_redeal_keep(layout=layout),
+            placement=hook.gapgrid_redeal_placement(layout=layout),
+            timing=timing,
+            won=hook.gapgrid_won_rule(layout=layout),
+        )
+
+
+def build_catalogue(plugins: Iterable[LoadedPlugin],
+                    problems: Iterable[PluginProblem] = ()) -> Catalogue:
+    """Register ``plugins`` in order and return the catalogue they make.
+
+    ``problems`` are failures found before registration (a plugin that
+    could not be imported); they are reported with the rest.
+    """
+    found = list(problems)
+    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    registry = Registry()
+    for loaded in plugins:
+        try:
+            manager.register(loaded.plugin, name=loaded.name)
+            manager.check_pending()
+        except (pluggy.PluginValidationError, ValueError) as error:
+            if manager.is_registered(loaded.plugin):
+                manager.unregister(loaded.plugin)
+            found.append(PluginProblem(loaded.name, f"invalid plugin: {error}"))
+            continue
+        others = [plugin for plugin in manager.get_plugins() if plugin is not loaded.plugin]
+        register = manager.subset_hook_caller("gapgrid_register", remove_plugins=others)
+        before = registry.snapshot()
+        registry.set_plugin(loaded.name)
+        try:
+            register(registry=registry)
+        except RegistrationError as error:
+            registry.restore(before)
+            found.append(PluginProblem(loaded.name, str(error)))
+        except Exception as error:  # a third-party plugin's bug must not stop the others
+            registry.restore(before)
+            found.append(PluginProblem(loaded.name, f"gapgrid_register failed: "
+                                                    f"{type(error).__name__}: {error}"))
+    return Catalogue(registry, found)
+
+
+def discover_entry_points(group: str = hookspecs.PROJECT_NAME,
+                          disabled: Iterable[str] = ()
+                          ) -> tuple[list[LoadedPlugin], list[PluginProblem]]:
+    """Import the plugins published under the entry-point ``group``.
+
+    Entry points named in ``disabled`` (or whose distribution is) are skipped.
+    Returns the plugins that imported and a problem for each that did not.
+    """
+    blocked = {name.strip() for name in disabled if name.strip()}
+    loaded: list[LoadedPlugin] = []
+    problems: list[PluginProblem] = []
+    for entry_point in sorted(importlib.metadata.entry_points(group=group),
+                              key=lambda ep: ep.name):
+        distribution = entry_point.dist.name if entry_point.dist else ""
+        if entry_point.name in blocked or distribution in blocked:
+            continue
+        try:
+            plugin = entry_point.load()
+        except Exception as error:  # any import failure is the plugin's, reported by name
+            problems.append(PluginProblem(entry_point.name, f"cannot be imported: "
+                                                            f"{type(error).__name__}: {error}"))
+            continue
+        loaded.append(LoadedPlugin(entry_point.name, plugin))
+    return loaded, problems

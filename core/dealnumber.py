@@ -1,0 +1,156 @@
+"""PySolFC game numbers and the random generator each one selects.
+
+PySolFC turns the number a player types into a random generator
+(``pysollib.pysolrandom.construct_random``): ``ms<N>`` and numbers below
+32000 select the Microsoft-compatible ``LCRandom31``, larger numbers the
+Mersenne Twister ``MTRandom``. This module reads game numbers the same way
+and builds the same generators from the ``pysol-cards`` package, so a game
+number deals here exactly what it deals in PySolFC.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Hashable, Sequence
+from typing import Final, TypeVar
+
+import attrs
+from pysol_cards.random import LCRandom31, MTRandom
+
+MS_MAX: Final = LCRandom31.MAX_SEED
+"""Largest ``ms`` number PySolFC accepts: 2**33 - 1."""
+
+MT_FIRST: Final = 32000
+"""First plain number dealt by the Mersenne Twister (32000 itself is MT)."""
+
+MAX_NUMBER: Final = 10**20
+"""Largest game number: PySolFC's ``MTRandom.MAX_SEED``, its 20-digit maximum."""
+
+_MS_PATTERN: Final = re.compile(r"ms([0-9]+)", re.IGNORECASE)
+# PySolFC drops these characters from a typed number ("1,234" is 1234).
+_SEPARATORS: Final = re.compile(r"[\s#\-_.,]")
+
+T = TypeVar("T")
+
+
+class DealNumberError(ValueError):
+    """Raised for a game number PySolFC would refuse, with the reason."""
+
+
+@attrs.frozen
+class DealNumber:
+    """A game number as PySolFC understands it."""
+
+    value: int
+    """The seed: 1 .. 10**20 (``ms`` numbers: 1 .. 2**33-1)."""
+
+    ms: bool = False
+    """True when typed with the ``ms`` prefix: always dealt by ``LCRandom31``."""
+
+    @property
+    def uses_lcrandom(self) -> bool:
+        """Tell whether PySolFC deals this number with ``LCRandom31``."""
+        return self.ms or self.value < MT_FIRST
+
+    def __str__(self) -> str:
+        """The shortest text that deals the same game (``"617"``, ``"ms40000"``)."""
+        if self.ms and self.value >= MT_FIRST:
+            return f"ms{self.value}"
+        return str(self.value)
+
+    @property
+    def pysolfc_title(self) -> str:
+        """The number as PySolFC's title bar shows it (``#ms617``, 20 digits otherwise)."""
+        if self.uses_lcrandom:
+            return f"#ms{self.value}"
+        return f"#{self.value:020d}"
+
+    def new_random(self) -> GameRandom:
+        """Return the generator PySolFC seeds with this number, in its initial state."""
+        if self.uses_lcrandom:
+            return GameRandom(LCRandom31(self.value))
+        return GameRandom(MTRandom(self.value))
+
+
+def parse_deal_number(text: str | int) -> DealNumber:
+    """Read a game number the way PySolFC's "Select game by number" does.
+
+    Accepts ``617``, ``ms617``, ``#ms617``, ``#00000000000000123456``, digit
+    groups such as ``1,234`` and any number up to 10**20. Raises
+    :class:`DealNumberError` for 0, ``ms0``, negative numbers and anything
+    that is not a number.
+    """
+    if isinstance(text, bool):
+        raise DealNumberError("a game number is a whole number, not true/false")
+    if isinstance(text, int):
+        return _plain_number(text, str(text))
+    original = text
+    cleaned = text.strip()
+    if cleaned.startswith("#"):
+        cleaned = cleaned[1:].strip()
+    ms_match = _MS_PATTERN.fullmatch(cleaned)
+    if ms_match:
+        value = int(ms_match.group(1))
+        if not 1 <= value <= MS_MAX:
+            raise DealNumberError(
+                f"{original!r}: ms game numbers run from ms1 to ms{MS_MAX}")
+        return DealNumber(value, ms=True)
+    if re.match(r"-\s*[0-9]", cleaned):
+        raise DealNumberError(f"{original!r}: game numbers are positive")
+    if cleaned.endswith("L"):  # PySolFC drops a trailing L (Python 2 longs)
+        cleaned = cleaned[:-1]
+    digits = _SEPARATORS.sub("", cleaned)
+    if not digits.isascii() or not digits.isdigit():
+        raise DealNumberError(
+            f"{original!r} is not a game number: use digits, e.g. 617, ms617 or "
+            f"#00000000000000123456")
+    return _plain_number(int(digits), original)
+
+
+def _plain_number(value: int, original: str) -> DealNumber:
+    if value == 0:
+        raise DealNumberError(f"{original!r}: there is no game 0; numbers start at 1")
+    if value < 0:
+        raise DealNumberError(f"{original!r}: game numbers are positive")
+    if value > MAX_NUMBER:
+        raise DealNumberError(f"{original!r}: game numbers go up to 10**20 "
+                              f"({MAX_NUMBER})")
+    return DealNumber(value)
+
+
+class GameRandom:
+    """PySolFC's generator for one game, with a hashable, restorable state.
+
+    Wraps the ``pysol-cards`` generator PySolFC itself uses; ``shuffle`` and
+    ``choice`` are PySolFC's own (Fisher-Yates from the end with
+    ``randint(0, n)``), so the deal and every redeal draw the same numbers.
+    """
+
+    __slots__ = ("_generator",)
+
+    def __init__(self, generator: LCRandom31 | MTRandom) -> None:
+        self._generator = generator
+
+    def shuffle(self, items: list[T]) -> None:
+        """Shuffle ``items`` in place exactly as PySolFC does."""
+        self._generator.shuffle(items)
+
+    def choice(self, items: Sequence[T]) -> T:
+        """Pick one of ``items`` exactly as PySolFC's ``random.choice`` does."""
+        return self._generator.choice(items)  # type: ignore[no-any-return]
+
+    def getstate(self) -> Hashable:
+        """Return the generator's state as a hashable value."""
+        if isinstance(self._generator, LCRandom31):
+            return (self._generator.seed, self._generator.seedx)
+        # MTRandom's own getstate() carries a bound method; the Mersenne
+        # Twister state alone is what decides the numbers drawn.
+        return random.Random.getstate(self._generator)
+
+    def setstate(self, state: Hashable) -> None:
+        """Restore a state returned by :meth:`getstate`."""
+        if isinstance(self._generator, LCRandom31):
+            self._generator.seed, self._generator.seedx = state  # type: ignore[misc]
+        else:
+            random.Random.setstate(self._generator, state)  # type: ignore[arg-type]

@@ -1,0 +1,327 @@
+"""Playing a game: legal moves, moves, redeals, undo, stuck and won.
+
+Two faces of one mechanism:
+
+* :class:`GameState` is an immutable, hashable snapshot (board, redeals
+  used, the generator's state) that also remembers how to undo; ``apply``
+  returns a new state. This is the public API.
+* :class:`Engine` is the same game held in mutable lists, which replay and
+  search drive move after move without building a snapshot each time.
+  ``GameState.apply`` runs through an Engine too, so every rule is applied
+  by exactly one piece of code.
+
+Redeals continue the generator that dealt the game, exactly as PySolFC's
+talon does; undoing a redeal restores the generator's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+
+import attrs
+
+from core.board import Board
+from core.cards import card_code
+from core.dealnumber import DealNumber, GameRandom
+from core.deals import deal_cells
+from core.notation import REDEAL, Action, Move, Redeal, Undo
+from core.redeals import redeal_cells
+from core.rules import RedealTiming, Rules
+
+
+@attrs.frozen
+class Refusal:
+    """Why an action was refused: a stable ``kind`` for programs, a ``reason`` for people.
+
+    Kinds: ``off-board``, ``from-gap``, ``to-card``, ``misfit``, ``won``,
+    ``no-redeal-left``, ``variant-has-no-redeal``, ``not-stuck``,
+    ``nothing-to-undo``.
+    """
+
+    kind: str
+    reason: str
+
+
+class IllegalActionError(ValueError):
+    """Raised by :meth:`GameState.apply` for an action the rules refuse."""
+
+    def __init__(self, action: Action, refusal: Refusal) -> None:
+        super().__init__(f"{action}: {refusal.reason}")
+        self.action = action
+        self.refusal = refusal
+
+
+@attrs.frozen
+class _RedealRecord:
+    """What undoing a redeal restores."""
+
+    cells: tuple[int | None, ...]
+    rng_state: Hashable
+
+
+_Entry = tuple[int, int] | _RedealRecord  # a move (source, target) or a redeal
+
+
+@attrs.frozen
+class _History:
+    """A persistent stack of undoable entries: sharing tails keeps apply() O(1)."""
+
+    entry: _Entry
+    parent: _History | None
+
+
+class Engine:
+    """A game in progress held in mutable lists: the fast path for replay and search."""
+
+    __slots__ = ("_base", "_journal", "_random", "cells", "deal", "moves_made",
+                 "redeals_used", "rng_state", "rules", "undos", "won")
+
+    def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
+                 redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
+                 history: _History | None = None) -> None:
+        self.rules = rules
+        self.deal = deal
+        self.cells = cells
+        self.redeals_used = redeals_used
+        self.rng_state = rng_state
+        self.won = rules.won.is_won(cells)
+        self.moves_made = 0
+        """Card moves applied (undone ones included)."""
+        self.undos = 0
+        """Undos applied."""
+        self._random = random
+        self._journal: list[_Entry] = []
+        self._base = history
+
+    @classmethod
+    def start(cls, rules: Rules, deal: DealNumber) -> Engine:
+        """Deal game ``deal`` under ``rules``, exactly as PySolFC does."""
+        random = deal.new_random()
+        cells = deal_cells(rules.layout, rules.deal_style, deal, random)
+        return cls(rules, deal, cells, 0, random.getstate(), random)
+
+    @classmethod
+    def from_state(cls, state: GameState) -> Engine:
+        """Continue from a snapshot."""
+        return cls(state.rules, state.deal, list(state.board.cells), state.redeals_used,
+                   state.rng_state, history=state.history)
+
+    # -- actions -----------------------------------------------------------
+
+    def apply(self, action: Action) -> Refusal | None:
+        """Apply ``action``; return None, or the refusal (and change nothing)."""
+        if type(action) is Move:
+            return self.move(action.source, action.target)
+        if type(action) is Redeal:
+            return self.redeal()
+        if type(action) is Undo:
+            return self.undo()
+        raise TypeError(f"not an action: {action!r}")
+
+    def move(self, source: int, target: int) -> Refusal | None:
+        """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
+        cells = self.cells
+        card = cells[source] if 0 <= source < len(cells) else None
+        refusal = None
+        if not (0 <= source < len(cells) and 0 <= target < len(cells)):
+            refusal = self._off_board(source, target)
+        elif self.won:
+            refusal = Refusal("won", "the game is already won: no move may follow")
+        elif card is None:
+            refusal = Refusal("from-gap", f"slot {source} is a gap: there is no card to move")
+        elif cells[target] is not None:
+            refusal = Refusal("to-card", f"slot {target} is not a gap: it holds "
+                                         f"{card_code(cells[target])}")  # type: ignore[arg-type]
+        elif not self.rules.fill.accepts(cells, source, target):
+            refusal = Refusal("misfit", self.rules.fill.refusal(cells, source, target))
+        if refusal is not None:
+            return refusal
+        cells[target] = card
+        cells[source] = None
+        self._journal.append((source, target))
+        self.moves_made += 1
+        self.won = self.rules.won.is_won(cells)
+        return None
+
+    def redeal(self) -> Refusal | None:
+        """Gather, shuffle and deal back, if a redeal is allowed now."""
+        refusal = self.redeal_refusal()
+        if refusal is not None:
+            return refusal
+        random = self._generator()
+        record = _RedealRecord(tuple(self.cells), self.rng_state)
+        rules = self.rules
+        redeal_cells(rules.layout, self.cells, rules.keep, rules.placement, random)
+        self.rng_state = random.getstate()
+        self.redeals_used += 1
+        self._journal.append(record)
+        self.won = rules.won.is_won(self.cells)
+        return None
+
+    def undo(self) -> Refusal | None:
+        """Take back the last move or redeal."""
+        if self._journal:
+            entry = self._journal.pop()
+        elif self._base is not None:
+            entry, self._base = self._base.entry, self._base.parent
+        else:
+            return Refusal("nothing-to-undo", "there is nothing to undo")
+        if isinstance(entry, _RedealRecord):
+            self.cells[:] = entry.cells
+            self.rng_state = entry.rng_state
+            if self._random is not None:
+                self._random.setstate(entry.rng_state)
+            self.redeals_used -= 1
+        else:
+            source, target = entry
+            self.cells[source], self.cells[target] = self.cells[target], None
+        self.undos += 1
+        self.won = self.rules.won.is_won(self.cells)
+        return None
+
+    # -- questions ---------------------------------------------------------
+
+    def redeal_refusal(self) -> Refusal | None:
+        """Return why a redeal is not allowed now, or None when it is."""
+        rules = self.rules
+        if rules.redeals == 0:
+            return Refusal("variant-has-no-redeal", f"{rules.name} has no redeal")
+        if not rules.unlimited_redeals and self.redeals_used >= rules.redeals:
+            used = ("the only redeal was" if rules.redeals == 1
+                    else f"all {rules.redeals} redeals were")
+            return Refusal("no-redeal-left", f"no redeal left: {used} used")
+        if self.won:
+            return Refusal("won", "the game is already won: no redeal may follow")
+        if rules.timing is RedealTiming.STUCK:
+            possible = next(self.iter_legal_moves(), None)
+            if possible is not None:
+                return Refusal("not-stuck", f"a redeal is only allowed when no move is left, "
+                                            f"and {possible} is possible")
+        return None
+
+    def iter_legal_moves(self) -> Iterator[Move]:
+        """Yield every legal card move, gap by gap in slot order."""
+        if self.won:
+            return
+        cells = self.cells
+        sources = self.rules.fill.sources
+        for target, held in enumerate(cells):
+            if held is None:
+                for source in sources(cells, target):
+                    yield Move(source, target)
+
+    def legal_moves(self) -> list[Move]:
+        """Return every legal card move (redeals not included)."""
+        return list(self.iter_legal_moves())
+
+    def is_stuck(self) -> bool:
+        """Tell whether no card move is possible."""
+        return next(self.iter_legal_moves(), None) is None
+
+    def snapshot(self) -> GameState:
+        """Return the immutable state of the game now."""
+        history = self._base
+        for entry in self._journal:
+            history = _History(entry, history)
+        return GameState(rules=self.rules, deal=self.deal,
+                         board=Board(self.rules.layout, self.cells),
+                         redeals_used=self.redeals_used, rng_state=self.rng_state,
+                         history=history)
+
+    def _generator(self) -> GameRandom:
+        if self._random is None:
+            self._random = self.deal.new_random()
+            self._random.setstate(self.rng_state)
+        return self._random
+
+    def _off_board(self, source: int, target: int) -> Refusal:
+        last = len(self.cells) - 1
+        bad = source if not 0 <= source <= last else target
+        return Refusal("off-board", f"slot {bad} is off the board (slots 0-{last})")
+
+
+@attrs.frozen(cache_hash=True)
+class GameState:
+    """A position of one game: hashable, immutable, and able to undo.
+
+    Two states are equal when the board, the redeals used and the
+    generator's state are: from there, every move and redeal gives the
+    same result, whatever the history.
+    """
+
+    rules: Rules = attrs.field(eq=False, repr=False)
+    """The rules the game is played by."""
+
+    deal: DealNumber = attrs.field(eq=False)
+    """The game number that was dealt."""
+
+    board: Board
+    """Every slot's content."""
+
+    redeals_used: int
+    """Redeals made so far (undone ones not counted)."""
+
+    rng_state: Hashable = attrs.field(repr=False)
+    """The generator's state, which decides the next redeal."""
+
+    history: _History | None = attrs.field(default=None, eq=False, repr=False)
+    """What undo takes back, last first."""
+
+    @property
+    def is_won(self) -> bool:
+        """Tell whether the position is won."""
+        return self.rules.won.is_won(self.board.cells)
+
+    @property
+    def is_stuck(self) -> bool:
+        """Tell whether no card move is possible (a redeal may still be)."""
+        return Engine.from_state(self).is_stuck()
+
+    @property
+    def redeals_left(self) -> int | None:
+        """Return the redeals still allowed, or None when unlimited."""
+        return self.rules.redeals_left(self.redeals_used)
+
+    @property
+    def can_undo(self) -> bool:
+        """Tell whether there is anything to undo."""
+        return self.history is not None
+
+    def legal_moves(self) -> list[Move]:
+        """Return every legal card move, gap by gap in slot order."""
+        return Engine.from_state(self).legal_moves()
+
+    def can_redeal(self) -> bool:
+        """Tell whether a redeal is allowed now."""
+        return Engine.from_state(self).redeal_refusal() is None
+
+    def check(self, action: Action) -> Refusal | None:
+        """Return why ``action`` is refused, or None when it is legal."""
+        return Engine.from_state(self).apply(action)
+
+    def apply(self, action: Action) -> GameState:
+        """Return the state after ``action``; raise :class:`IllegalActionError` if refused."""
+        engine = Engine.from_state(self)
+        refusal = engine.apply(action)
+        if refusal is not None:
+            raise IllegalActionError(action, refusal)
+        return engine.snapshot()
+
+    def undo(self) -> GameState:
+        """Return the state before the last move or redeal."""
+        return self.apply(Undo())
+
+    def actions(self) -> list[Action]:
+        """Return the moves and redeals in effect, first first (undone ones left out)."""
+        found: list[Action] = []
+        node = self.history
+        while node is not None:
+            entry = node.entry
+            found.append(REDEAL if isinstance(entry, _RedealRecord) else Move(*entry))
+            node = node.parent
+        return found[::-1]
+
+
+def new_game(rules: Rules, deal: DealNumber) -> GameState:
+    """Deal game ``deal`` under ``rules`` and return the starting state."""
+    return Engine.start(rules, deal).snapshot()

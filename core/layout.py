@@ -1,0 +1,154 @@
+"""The geometry of a gap game: PySolFC's RLEN, RSTEP and RBASE as one value.
+
+Slots are numbered row by row from 0, exactly as PySolFC numbers its row
+stacks (slot = row * RSTEP + column), and every rule asks the layout for
+positions through the small helpers below instead of doing slot arithmetic
+itself: no rule ever names a slot number.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+
+import attrs
+
+from core.cards import KING, RANKS_PER_SUIT, SUITS, make_card
+
+
+def _to_ranks(ranks: Iterable[int]) -> tuple[int, ...]:
+    return tuple(ranks)
+
+
+def _check_ranks(instance: Layout, attribute: attrs.Attribute[tuple[int, ...]],
+                 ranks: tuple[int, ...]) -> None:
+    if not ranks or list(ranks) != sorted(set(ranks)) or ranks[0] < 0 or ranks[-1] > KING:
+        raise ValueError(f"ranks must be distinct ranks 0-12 in increasing order, not {ranks}")
+
+
+@attrs.frozen
+class Layout:
+    """Rows of slots, the rank that heads a finished row, and the cards in play."""
+
+    rows: int = attrs.field(validator=attrs.validators.ge(1))
+    """Number of rows (PySolFC: RLEN // RSTEP)."""
+
+    rstep: int = attrs.field(validator=attrs.validators.ge(2))
+    """Slots per row (PySolFC: RSTEP)."""
+
+    rbase: int = attrs.field(validator=[attrs.validators.ge(0), attrs.validators.le(KING)])
+    """Rank that heads a finished row, Ace = 0 (PySolFC: RBASE)."""
+
+    decks: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """Number of full decks the cards come from."""
+
+    ranks: tuple[int, ...] = attrs.field(default=tuple(range(RANKS_PER_SUIT)),
+                                         converter=_to_ranks, validator=_check_ranks)
+    """Ranks the game's cards have (PySolFC's ``GameInfo.ranks``), in order."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.rbase not in self.ranks:
+            raise ValueError(f"rbase {self.rbase} is not among the ranks {self.ranks}")
+
+    @property
+    def rlen(self) -> int:
+        """Number of slots (PySolFC: RLEN)."""
+        return self.rows * self.rstep
+
+    @functools.cached_property
+    def sequence_ranks(self) -> tuple[int, ...]:
+        """Ranks of a finished row from column 0 on, in order.
+
+        The ranks in play from RBASE upward, as many as fit before the last
+        column: Montana's 2..K, Blue Moon's A..K, Paganini's A, 6..K.
+        """
+        return tuple(rank for rank in self.ranks if rank >= self.rbase)[: self.rstep - 1]
+
+    @property
+    def set_aside_ranks(self) -> tuple[int, ...]:
+        """Ranks in play that no finished row holds (Montana's Aces)."""
+        in_sequence = set(self.sequence_ranks)
+        return tuple(rank for rank in self.ranks if rank not in in_sequence)
+
+    @property
+    def slots(self) -> range:
+        """Every slot number, in reading order."""
+        return range(self.rlen)
+
+    def row_of(self, slot: int) -> int:
+        """Return the row (from 0) that holds ``slot``."""
+        return slot // self.rstep
+
+    def column_of(self, slot: int) -> int:
+        """Return the column (from 0) of ``slot``."""
+        return slot % self.rstep
+
+    def slot_at(self, row: int, column: int) -> int:
+        """Return the slot at ``row`` and ``column`` (both from 0)."""
+        return row * self.rstep + column
+
+    def row_slots(self, row: int) -> range:
+        """Return the slots of ``row``, left to right."""
+        start = row * self.rstep
+        return range(start, start + self.rstep)
+
+    def row_starts(self) -> range:
+        """Return the slot in column 0 of every row, top to bottom."""
+        return range(0, self.rlen, self.rstep)
+
+    def last_column_slots(self) -> list[int]:
+        """Return the slot in the last column of every row, top to bottom."""
+        return [start + self.rstep - 1 for start in self.row_starts()]
+
+    def is_row_start(self, slot: int) -> bool:
+        """Tell whether ``slot`` is in column 0."""
+        return slot % self.rstep == 0
+
+    def left_of(self, slot: int) -> int | None:
+        """Return the slot left of ``slot`` in its row, or None in column 0."""
+        return None if slot % self.rstep == 0 else slot - 1
+
+    def right_of(self, slot: int) -> int | None:
+        """Return the slot right of ``slot`` in its row, or None in the last column."""
+        return None if slot % self.rstep == self.rstep - 1 else slot + 1
+
+    def neighbours(self, slot: int) -> list[int]:
+        """Return the orthogonal neighbours of ``slot`` (no wrapping at edges)."""
+        found = []
+        if slot >= self.rstep:
+            found.append(slot - self.rstep)
+        left = self.left_of(slot)
+        if left is not None:
+            found.append(left)
+        right = self.right_of(slot)
+        if right is not None:
+            found.append(right)
+        if slot + self.rstep < self.rlen:
+            found.append(slot + self.rstep)
+        return found
+
+    def contains(self, slot: int) -> bool:
+        """Tell whether ``slot`` is on the board."""
+        return 0 <= slot < self.rlen
+
+    def describe_slot(self, slot: int) -> str:
+        """Return ``"row R, column C"`` (counted from 1) for messages."""
+        return f"row {self.row_of(slot) + 1}, column {self.column_of(slot) + 1}"
+
+    def deck_cards(self) -> list[int]:
+        """Return every card of the game in PySolFC's creation order.
+
+        Deck by deck, suit by suit (Clubs, Spades, Hearts, Diamonds), rank by
+        rank over :attr:`ranks`: the list PySolFC shuffles.
+        """
+        return [make_card(rank, suit)
+                for _ in range(self.decks) for suit in range(SUITS) for rank in self.ranks]
+
+    def with_decks(self, decks: int) -> Layout:
+        """Return this layout for ``decks`` decks: the same rows, repeated once per deck."""
+        return attrs.evolve(self, decks=decks, rows=self.rows // self.decks * decks)
+
+    def iter_rows(self) -> Iterator[range]:
+        """Yield the slots of each row, top to bottom."""
+        for row in range(self.rows):
+            yield self.row_slots(row)

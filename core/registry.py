@@ -1,0 +1,254 @@
+"""The registry plugins fill through ``gapgrid_register``.
+
+A plugin describes what it brings with keyword-only calls
+(``registry.add_variant(slug=..., name=..., rules=...)``). The registry checks
+each entry as it arrives and raises :class:`RegistrationError` on a
+duplicate slug, other name or PySolFC id, so a faulty plugin is caught at
+load time with a precise reason, and never silently replaces another game.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, Protocol
+
+import attrs
+import pluggy
+
+from core import hookspecs
+
+SLUG_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+REDEAL_OPTIONS: Final = ("redeals", "redeal-placement", "redeal-when")
+"""The rule options every PySolFC variant accepts."""
+
+
+class RegistrationError(ValueError):
+    """Raised for an entry that cannot be registered, with the reason."""
+
+
+def normalise_name(name: str) -> str:
+    """Return the lookup key of a variant name: lower case, words joined by hyphens."""
+    return "-".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
+@attrs.frozen
+class VariantInfo:
+    """A variant: its names, its PySolFC id and the rule plugin that makes it differ."""
+
+    slug: str
+    """Lower-case, hyphenated key, e.g. ``"blue-moon"``."""
+
+    name: str
+    """Display name, e.g. ``"Blue Moon"``."""
+
+    rules: object | None
+    """Plugin object implementing the rule hooks that differ from ``base``."""
+
+    base: str | None
+    """Slug of the variant this one builds on; None builds on the baseline."""
+
+    other_names: tuple[str, ...]
+    """Other names players know the game by."""
+
+    pysolfc_id: int | None
+    """PySolFC's game id, when PySolFC has the game."""
+
+    summary: str
+    """A short rules text for people."""
+
+    options: tuple[str, ...]
+    """Keys of the rule options the variant accepts."""
+
+    plugin: str
+    """Name of the plugin that registered it."""
+
+
+@attrs.frozen
+class PresetInfo:
+    """A preset: a variant plus fixed rule options, under a name of its own."""
+
+    slug: str
+    name: str
+    base: str
+    """Slug of the variant the preset plays."""
+
+    options: tuple[tuple[str, str], ...]
+    """The options the preset applies, as (key, value) pairs."""
+
+    other_names: tuple[str, ...]
+    summary: str
+    plugin: str
+
+
+class OptionParser(Protocol):
+    """Turns an option value as given (text or number) into its canonical text."""
+
+    def __call__(self, value: str | int) -> str: ...
+
+
+@attrs.frozen
+class OptionInfo:
+    """A rule option: how to read its value and the plugin that applies it."""
+
+    key: str
+    summary: str
+    values: str
+    """The accepted values, for people (``"0, 1, 2, ... or unlimited"``)."""
+
+    parse: OptionParser
+    """Checks a value and returns its canonical text; raises ValueError with the reason."""
+
+    make_plugin: Callable[[str], object]
+    """Builds the plugin that applies the canonical value to a game."""
+
+    choices: tuple[str, ...] = ()
+    """The complete list of values, when there is one (for documentation and the API)."""
+
+    plugin: str = ""
+
+
+@attrs.frozen
+class ScoringInfo:
+    """A scoring scheme."""
+
+    name: str
+    summary: str
+    scheme: Any
+    """An object with a ``score(summary)`` method (see :mod:`core.scoring`)."""
+
+    plugin: str = ""
+
+
+class Registry:
+    """Collects what the plugins register, one plugin at a time."""
+
+    def __init__(self) -> None:
+        self.variants: dict[str, VariantInfo] = {}
+        self.presets: dict[str, PresetInfo] = {}
+        self.options: dict[str, OptionInfo] = {}
+        self.scoring: dict[str, ScoringInfo] = {}
+        self._plugin = ""
+
+    # -- what plugins call -------------------------------------------------
+
+    def add_variant(self, *, slug: str, name: str, rules: object | None = None,
+                    base: str | None = None, other_names: Iterable[str] = (),
+                    pysolfc_id: int | None = None, summary: str = "",
+                    options: Iterable[str] = REDEAL_OPTIONS) -> None:
+        """Register a variant built from ``base`` (or the baseline) plus ``rules``."""
+        self._check_new_slug(slug)
+        names = tuple(other_names)
+        self._check_other_names(slug, names)
+        if pysolfc_id is not None:
+            if isinstance(pysolfc_id, bool) or not isinstance(pysolfc_id, int) or pysolfc_id <= 0:
+                raise RegistrationError(f"{slug}: the PySolFC id must be a positive integer")
+            for other in self.variants.values():
+                if other.pysolfc_id == pysolfc_id:
+                    raise RegistrationError(f"{slug}: PySolFC id {pysolfc_id} is already "
+                                            f"{other.slug} (plugin {other.plugin})")
+        if base is not None and base not in self.variants:
+            raise RegistrationError(f"{slug}: base variant {base!r} is not registered "
+                                    f"(register it first)")
+        if rules is not None:
+            _check_rule_plugin(slug, rules)
+        self.variants[slug] = VariantInfo(
+            slug=slug, name=name, rules=rules, base=base, other_names=names,
+            pysolfc_id=pysolfc_id, summary=summary, options=tuple(options), plugin=self._plugin)
+
+    def add_preset(self, *, slug: str, name: str, base: str,
+                   options: Mapping[str, str | int], other_names: Iterable[str] = (),
+                   summary: str = "") -> None:
+        """Register a preset: the variant ``base`` with ``options`` applied."""
+        self._check_new_slug(slug)
+        names = tuple(other_names)
+        self._check_other_names(slug, names)
+        variant = self.variants.get(base)
+        if variant is None:
+            raise RegistrationError(f"{slug}: base variant {base!r} is not registered")
+        canonical = []
+        for key, value in sorted(options.items()):
+            option = self.options.get(key)
+            if option is None or key not in variant.options:
+                raise RegistrationError(f"{slug}: {base} accepts no option {key!r}")
+            try:
+                canonical.append((key, option.parse(value)))
+            except ValueError as error:
+                raise RegistrationError(f"{slug}: option {key}: {error}") from None
+        self.presets[slug] = PresetInfo(slug=slug, name=name, base=base, options=tuple(canonical),
+                                        other_names=names, summary=summary, plugin=self._plugin)
+
+    def add_option(self, *, key: str, summary: str, values: str, parse: OptionParser,
+                   make_plugin: Callable[[str], object], choices: Iterable[str] = ()) -> None:
+        """Register a rule option ``key`` that variants may accept."""
+        if not SLUG_PATTERN.fullmatch(key):
+            raise RegistrationError(f"option key {key!r} must be lower case words joined "
+                                    f"by hyphens")
+        if key in self.options:
+            raise RegistrationError(f"option {key!r} is already registered by "
+                                    f"{self.options[key].plugin}")
+        self.options[key] = OptionInfo(key=key, summary=summary, values=values, parse=parse,
+                                       make_plugin=make_plugin, choices=tuple(choices),
+                                       plugin=self._plugin)
+
+    def add_scoring(self, *, name: str, summary: str, scheme: Any) -> None:
+        """Register a scoring scheme ``name``."""
+        if not SLUG_PATTERN.fullmatch(name) or name == "all":
+            raise RegistrationError(f"scoring scheme name {name!r} must be lower case words "
+                                    f"joined by hyphens (and not 'all')")
+        if name in self.scoring:
+            raise RegistrationError(f"scoring scheme {name!r} is already registered by "
+                                    f"{self.scoring[name].plugin}")
+        if not callable(getattr(scheme, "score", None)):
+            raise RegistrationError(f"scoring scheme {name!r} has no score() method")
+        self.scoring[name] = ScoringInfo(name=name, summary=summary, scheme=scheme,
+                                         plugin=self._plugin)
+
+    # -- checks ------------------------------------------------------------
+
+    def _check_new_slug(self, slug: str) -> None:
+        if not SLUG_PATTERN.fullmatch(slug):
+            raise RegistrationError(f"slug {slug!r} must be lower case words joined by hyphens")
+        for table in (self.variants, self.presets):
+            if slug in table:
+                raise RegistrationError(f"slug {slug!r} is already registered by "
+                                        f"{table[slug].plugin}")
+
+    def _check_other_names(self, slug: str, names: tuple[str, ...]) -> None:
+        entries: list[VariantInfo | PresetInfo] = [*self.variants.values(), *self.presets.values()]
+        for name in names:
+            key = normalise_name(name)
+            if not key:
+                raise RegistrationError(f"{slug}: other name {name!r} has no letters or digits")
+            for entry in entries:
+                if key in {normalise_name(other) for other in entry.other_names}:
+                    raise RegistrationError(f"{slug}: other name {name!r} already names "
+                                            f"{entry.slug} (plugin {entry.plugin})")
+
+    # -- staging, used by the catalogue loader -----------------------------
+
+    def snapshot(self) -> tuple[dict[str, Any], ...]:
+        """Return copies of the tables, to roll a failed plugin back."""
+        return dict(self.variants), dict(self.presets), dict(self.options), dict(self.scoring)
+
+    def restore(self, snapshot: tuple[dict[str, Any], ...]) -> None:
+        """Undo everything registered since ``snapshot``."""
+        variants, presets, options, scoring = snapshot
+        self.variants, self.presets = dict(variants), dict(presets)
+        self.options, self.scoring = dict(options), dict(scoring)
+
+    def set_plugin(self, name: str) -> None:
+        """Say which plugin the following registrations come from."""
+        self._plugin = name
+
+
+def _check_rule_plugin(slug: str, rules: object) -> None:
+    """Fail now, at load time, if ``rules`` implements a hook wrongly or one that does not exist."""
+    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    try:
+        manager.register(rules)
+        manager.check_pending()
+    except (pluggy.PluginValidationError, ValueError) as error:
+        raise RegistrationError(f"{slug}: its rules plugin is invalid: {error}") from None

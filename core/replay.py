@@ -1,0 +1,80 @@
+"""Replaying and verifying a sequence of moves from a deal.
+
+The result is either the final state, or the first action that is illegal
+with its index and a reason a person understands. A score is always
+computed from such a replay, never taken from a client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from core.dealnumber import DealNumber
+from core.game import Engine, GameState
+from core.notation import Action
+from core.rules import Rules
+
+
+@attrs.frozen
+class IllegalAction:
+    """The first action a replay refused."""
+
+    index: int
+    """Position of the action in the sequence, from 0."""
+
+    move: str
+    """The action in notation."""
+
+    kind: str
+    """A stable code: see :class:`core.game.Refusal`."""
+
+    reason: str
+    """Why, for a person: ``"slot 12 is not a gap: it holds 7H"``."""
+
+
+@attrs.frozen
+class ReplayResult:
+    """What replaying a sequence gave."""
+
+    state: GameState
+    """The final state, or the state in which the illegal action was tried."""
+
+    applied: int
+    """How many actions were applied before the replay stopped."""
+
+    error: IllegalAction | None
+    """The first refused action, or None when every action was legal."""
+
+    moves_made: int
+    """Card moves applied, including ones later undone."""
+
+    undos: int
+    """Undos applied."""
+
+    @property
+    def ok(self) -> bool:
+        """Tell whether every action was legal."""
+        return self.error is None
+
+    @property
+    def won(self) -> bool:
+        """Tell whether the final state is won."""
+        return self.state.is_won
+
+
+def replay(rules: Rules, deal: DealNumber, actions: Sequence[Action]) -> ReplayResult:
+    """Deal ``deal`` and apply ``actions`` until the end or the first illegal one."""
+    engine = Engine.start(rules, deal)
+    error = None
+    applied = 0
+    apply = engine.apply
+    for action in actions:
+        refusal = apply(action)
+        if refusal is not None:
+            error = IllegalAction(applied, str(action), refusal.kind, refusal.reason)
+            break
+        applied += 1
+    return ReplayResult(state=engine.snapshot(), applied=applied, error=error,
+                        moves_made=engine.moves_made, undos=engine.undos)

@@ -1,0 +1,55 @@
+"""Runs: the cards of each row that already stand in their finished places.
+
+A run is what the cards of a row hold from column 0 on: the ranks of
+:attr:`Layout.sequence_ranks` in order, all of one suit. It is the one
+definition behind what a redeal keeps, when a game is won, and the seeds'
+"cards in sequence" score, so all three always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.cards import RANKS_PER_SUIT
+from core.layout import Layout
+
+Cells = Sequence[int | None]
+"""The contents of every slot in reading order: a card, or None for a gap."""
+
+
+def run_length(layout: Layout, cells: Cells, row: int) -> int:
+    """Return how many cards from column 0 of ``row`` form its run."""
+    sequence = layout.sequence_ranks
+    start = row * layout.rstep
+    head = cells[start]
+    if head is None or head % RANKS_PER_SUIT != sequence[0]:
+        return 0
+    suit_base = head - sequence[0]
+    length = 1
+    for column in range(1, len(sequence)):
+        if cells[start + column] != suit_base + sequence[column]:
+            break
+        length += 1
+    return length
+
+
+def run_lengths(layout: Layout, cells: Cells) -> list[int]:
+    """Return the run length of every row, top to bottom."""
+    return [run_length(layout, cells, row) for row in range(layout.rows)]
+
+
+def cards_in_sequence(layout: Layout, cells: Cells) -> int:
+    """Return the number of cards in runs: the seeds' "cards in sequence"."""
+    return sum(run_lengths(layout, cells))
+
+
+def finished_rows(layout: Layout, cells: Cells) -> int:
+    """Return the number of rows whose run is full length."""
+    full = len(layout.sequence_ranks)
+    return sum(1 for length in run_lengths(layout, cells) if length == full)
+
+
+def all_rows_finished(layout: Layout, cells: Cells) -> bool:
+    """Tell whether every row's run is full length (stops at the first that is not)."""
+    full = len(layout.sequence_ranks)
+    return all(run_length(layout, cells, row) == full for row in range(layout.rows))

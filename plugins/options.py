@@ -1,0 +1,93 @@
+"""The rule options of the seed documents: how many redeals, where their gaps go, and when.
+
+Each option value becomes a small plugin stacked on a game's plugin manager
+with ``tryfirst`` hooks, so it overrides whatever the variant says.
+"""
+
+from __future__ import annotations
+
+from core.hookspecs import hookimpl
+from core.redeals import PLACEMENTS
+from core.registry import Registry
+from core.rules import UNLIMITED, RedealPlacement, RedealTiming
+
+MAX_REDEALS = 999
+"""More than anyone plays; beyond it, say ``unlimited``."""
+
+
+def parse_redeals(value: str | int) -> str:
+    """Read a redeal count: ``0`` ... ``999`` or ``unlimited``."""
+    if isinstance(value, bool):
+        raise ValueError("a number of redeals, not true/false")
+    text = str(value).strip().lower()
+    if text == "unlimited":
+        return text
+    if text.isascii() and text.isdigit() and int(text) <= MAX_REDEALS:
+        return str(int(text))
+    raise ValueError(f"{value!r} is not a number of redeals")
+
+
+def _choice_parser(choices: tuple[str, ...], what: str):  # type: ignore[no-untyped-def]
+    def parse(value: str | int) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise ValueError(f"{value!r} is not a {what}")
+        return text
+    return parse
+
+
+TIMINGS = tuple(timing.value for timing in RedealTiming)
+
+
+class RedealCount:
+    """Allow ``count`` redeals (or unlimited)."""
+
+    def __init__(self, value: str) -> None:
+        self.count = UNLIMITED if value == "unlimited" else int(value)
+
+    @hookimpl(tryfirst=True)
+    def gapgrid_redeals(self) -> int:
+        return self.count
+
+
+class RedealPlacementChoice:
+    """Place the gaps after a redeal the named way."""
+
+    def __init__(self, value: str) -> None:
+        self.placement = PLACEMENTS[value]
+
+    @hookimpl(tryfirst=True)
+    def gapgrid_redeal_placement(self) -> RedealPlacement:
+        return self.placement
+
+
+class RedealWhen:
+    """Allow a redeal at any moment, or only when no move is left."""
+
+    def __init__(self, value: str) -> None:
+        self.timing = RedealTiming(value)
+
+    @hookimpl(tryfirst=True)
+    def gapgrid_redeal_timing(self) -> RedealTiming:
+        return self.timing
+
+
+@hookimpl
+def gapgrid_register(registry: Registry) -> None:
+    registry.add_option(
+        key="redeals", summary="How many redeals the game allows.",
+        values="0, 1, 2, ... or unlimited", parse=parse_redeals, make_plugin=RedealCount)
+    registry.add_option(
+        key="redeal-placement",
+        summary="Where a redeal leaves the gaps: after-runs (one after each row's run), "
+                "random (drawn from the gathered slots), last-column, or no-shuffle (cards "
+                "dealt back unshuffled in pick-up order, gaps after the runs).",
+        values=", ".join(PLACEMENTS), choices=tuple(PLACEMENTS),
+        parse=_choice_parser(tuple(PLACEMENTS), "redeal placement"),
+        make_plugin=RedealPlacementChoice)
+    registry.add_option(
+        key="redeal-when",
+        summary="When a redeal may be asked for: anytime (PySolFC) or stuck (only when no "
+                "move is left, as the seed documents play it).",
+        values=", ".join(TIMINGS), choices=TIMINGS,
+        parse=_choice_parser(TIMINGS, "redeal timing"), make_plugin=RedealWhen)

@@ -1,0 +1,26 @@
+"""Rectangular Rovers (PySolFC 993): Line Up where any neighbour slides into a gap."""
+
+from __future__ import annotations
+
+from core.fills import RoversFill
+from core.hookspecs import hookimpl
+from core.layout import Layout
+from core.registry import Registry
+from core.rules import FillRule
+
+
+class RectangularRoversRules:
+    """Any card left, right, above or below a gap may slide into it."""
+
+    @hookimpl
+    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
+        return RoversFill(layout)
+
+
+@hookimpl
+def gapgrid_register(registry: Registry) -> None:
+    registry.add_variant(
+        slug="rectangular-rovers", name="Rectangular Rovers", base="line-up",
+        rules=RectangularRoversRules(), pysolfc_id=993,
+        summary="Line Up's 24 cards, but any card beside a gap (left, right, above or "
+                "below) may slide into it, whatever it is. No redeal.")

@@ -1,0 +1,36 @@
+"""Spaces and Aces (PySolFC 381): Blue Moon's grid, Aces left where they land, ascending fills."""
+
+from __future__ import annotations
+
+from core.deals import BlueMoonDeal
+from core.fills import AscendingFill
+from core.hookspecs import hookimpl
+from core.layout import Layout
+from core.registry import Registry
+from core.rules import DealStyle, FillRule
+
+
+class SpacesAndAcesRules:
+    """Aces stay in the grid; a gap takes any higher card of its neighbour's suit; no redeal."""
+
+    @hookimpl
+    def gapgrid_deal_style(self) -> DealStyle:
+        return BlueMoonDeal(heads_to_column_0=False)
+
+    @hookimpl
+    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
+        return AscendingFill(layout)
+
+    @hookimpl
+    def gapgrid_redeals(self) -> int:
+        return 0
+
+
+@hookimpl
+def gapgrid_register(registry: Registry) -> None:
+    registry.add_variant(
+        slug="spaces-and-aces", name="Spaces and Aces", base="blue-moon",
+        rules=SpacesAndAcesRules(), pysolfc_id=381,
+        summary="52 cards in 4 rows of 14 dealt around the first column; the Aces stay "
+                "where they land. A gap takes any higher card of its left neighbour's suit; "
+                "the first column takes an Ace. No redeal.")

@@ -1,0 +1,117 @@
+"""The command line, in the exact forms other tools script against."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import main
+
+GOLDEN_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # Montana 27769, from the golden games
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=stdin)
+    return result.exit_code, result.output
+
+
+def test_variants_json_fields() -> None:
+    """Each entry has slug, name, pysolfc_id, rows, rstep, rbase and redeals at least."""
+    code, output = run("variants", "--json")
+    assert code == 0
+    entries = {entry["slug"]: entry for entry in json.loads(output)}
+    montana = entries["montana"]
+    assert {key: montana[key] for key in ("slug", "name", "pysolfc_id", "rows", "rstep",
+                                          "rbase", "redeals")} == {
+        "slug": "montana", "name": "Montana", "pysolfc_id": 53, "rows": 4, "rstep": 13,
+        "rbase": 1, "redeals": 2}
+    assert entries["gaps-unlimited"]["redeals"] == "unlimited"
+    assert entries["gaps"]["pysolfc_id"] is None and entries["gaps"]["kind"] == "preset"
+    assert "Rangoon" in entries["blue-moon"]["other_names"]
+
+
+def test_variants_text_lists_every_variant() -> None:
+    """The text listing names each variant with its PySolFC id."""
+    code, output = run("variants")
+    assert code == 0
+    assert "blue-moon" in output and "PySolFC 63" in output and "Rangoon" in output
+
+
+def test_deal_json() -> None:
+    """deal --json gives variant, deal and rows of codes with null gaps."""
+    code, output = run("deal", "montana", "#ms1", "--json")
+    assert code == 0
+    data = json.loads(output)
+    assert (data["variant"], data["deal"]) == ("montana", "1")
+    assert data["rows"][0][:3] == ["JD", "2D", "9H"]
+    assert data["rows"][0][12] is None
+
+
+def test_deal_text_shows_suit_symbols() -> None:
+    """The text grid uses suit symbols and marks gaps."""
+    code, output = run("deal", "montana", "1")
+    assert code == 0
+    assert "J♦" in output and "··" in output and "#ms1" in output
+
+
+def test_verify_json_of_legal_moves() -> None:
+    """All legal: ok true, exit 0, the moves counted, no error."""
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "--json")
+    assert code == 0
+    data = json.loads(output)
+    assert (data["ok"], data["won"], data["moves_applied"], data["error"]) == (True, False, 4, None)
+    assert len(data["rows"]) == 4
+
+
+def test_verify_json_of_an_illegal_move() -> None:
+    """A refused move: exit 1, ok false, error with index, move and reason."""
+    code, output = run("verify", "montana", "27769", "27-40", "redeal", "15-0", "0-3", "--json")
+    assert code == 1
+    data = json.loads(output)
+    assert data["ok"] is False and data["moves_applied"] == 3
+    assert data["error"] == {"index": 3, "move": "0-3", "kind": "to-card",
+                             "reason": "slot 3 is not a gap: it holds 2D"}
+
+
+def test_verify_reads_moves_from_standard_input() -> None:
+    """With no MOVE arguments, whitespace-separated moves come from standard input."""
+    code, output = run("verify", "montana", "27769", "--json", stdin=" 27-40\nredeal\t15-0 0-39\n")
+    assert code == 0
+    assert json.loads(output)["moves_applied"] == 4
+
+
+def test_verify_text_explains_a_refusal() -> None:
+    """The text verdict names the move and the reason."""
+    code, output = run("verify", "montana", "27769", "27-40", "redeal", "redeal", "redeal")
+    assert code == 1
+    assert "Move 3 (redeal) is refused: no redeal left: all 2 redeals were used." in output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("deal", "montanna", "5"), "unknown variant 'montanna'"),
+    (("deal", "montana", "0"), "there is no game 0"),
+    (("deal", "montana", "ms0"), "ms game numbers run from ms1"),
+    (("deal", "montana", "-5"), "game numbers are positive"),
+    (("deal", "montana", "abc"), "is not a game number"),
+    (("deal", "montana", "5", "--option", "redeals"), "is not KEY=VALUE"),
+    (("deal", "montana", "5", "--option", "colour=red"), "montana has no option 'colour'"),
+    (("deal", "montana", "5", "-o", "redeals=lots"), "'lots' is not a number of redeals"),
+    (("verify", "montana", "5", "1-2", "up"), "move 1: 'up' is not a move"),
+    (("verify", "montana", "5", "1-2", "--json", "3-"), "is not a move"),
+])
+def test_usage_errors_exit_2_with_the_reason(args: tuple[str, ...], message: str) -> None:
+    """Unknown variant, bad number, bad option or bad notation: exit 2 and a precise message."""
+    code, output = run(*args)
+    assert code == 2
+    assert message in output
+
+
+def test_options_apply_to_verify() -> None:
+    """--option redeals=0 makes the golden opening's redeal illegal."""
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "-o", "redeals=0", "--json")
+    assert code == 1
+    data = json.loads(output)
+    assert data["error"]["kind"] == "variant-has-no-redeal"
+    assert data["options"] == {"redeals": "0"}

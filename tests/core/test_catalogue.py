@@ -1,0 +1,185 @@
+"""The catalogue: loading plugins, reporting bad ones, names, options and per-game managers."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import plugins
+from core.catalogue import (
+    Catalogue,
+    LoadedPlugin,
+    OptionError,
+    UnknownVariantError,
+    build_catalogue,
+)
+from core.hookspecs import hookimpl
+from core.layout import Layout
+from core.registry import PresetInfo, Registry
+from core.rules import UNLIMITED, RedealTiming
+
+
+def _plugin(name: str, register: object) -> LoadedPlugin:
+    module = types.ModuleType(name)
+    module.gapgrid_register = register  # type: ignore[attr-defined]
+    return LoadedPlugin(name, module)
+
+
+def _with(*extra: LoadedPlugin) -> Catalogue:
+    return build_catalogue([*plugins.builtin_plugins(), *extra])
+
+
+def test_builtins_load_without_problems(catalogue: Catalogue) -> None:
+    """The 17 PySolFC variants and 7 presets load cleanly."""
+    assert catalogue.problems == ()
+    assert len(catalogue.variants) == 17
+    assert len(catalogue.presets) == 7
+
+
+@pytest.mark.parametrize(("name", "slug"), [
+    ("gaps", "gaps"), ("Gaps", "gaps"), ("vacancies", "montana"), ("addiction", "spaces"),
+    ("Rangoon", "blue-moon"), ("moonlight", "free-parking"), ("Park and Ride", "free-parking"),
+    ("pretzel", "line-up"), ("long trip", "paganini"), ("BLUE MOON", "blue-moon"),
+    ("blue_moon", "blue-moon"),
+])
+def test_other_names_find_the_variant(catalogue: Catalogue, name: str, slug: str) -> None:
+    """Other names, case and spacing aside, name the variant; a slug wins over another name."""
+    assert catalogue.lookup(name).slug == slug
+
+
+def test_unknown_variant_suggests_close_names(catalogue: Catalogue) -> None:
+    """A misspelt name is refused with suggestions."""
+    with pytest.raises(UnknownVariantError, match="did you mean blue-moon"):
+        catalogue.lookup("blue-mon")
+
+
+def test_presets_are_a_variant_plus_options(catalogue: Catalogue) -> None:
+    """A preset's rules are its base's rules with its options applied."""
+    preset = catalogue.lookup("gaps-unlimited")
+    assert isinstance(preset, PresetInfo) and preset.base == "montana"
+    rules = catalogue.rules("gaps-unlimited")
+    assert rules.redeals == UNLIMITED
+    assert rules.timing is RedealTiming.STUCK
+    assert rules.layout == catalogue.rules("montana").layout
+
+
+def test_options_override_the_variant_and_the_preset(catalogue: Catalogue) -> None:
+    """Given options beat the variant's own rules and a preset's options."""
+    assert catalogue.rules("blue-moon", {"redeals": "5"}).redeals == 5
+    assert catalogue.rules("gaps", {"redeal-when": "anytime"}).timing is RedealTiming.ANYTIME
+    assert catalogue.rules("montana", {"redeal-placement": "last-column"}).placement.name == (
+        "last-column")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"colour": "red"}, "montana has no option 'colour'"),
+    ({"redeals": "many"}, "'many' is not a number of redeals"),
+    ({"redeals": "-1"}, "not a number of redeals"),
+    ({"redeal-placement": "sideways"}, "not a redeal placement"),
+    ({"redeal-when": "never"}, "not a redeal timing"),
+])
+def test_bad_options_are_refused_clearly(catalogue: Catalogue, options: dict[str, str],
+                                         message: str) -> None:
+    """An unknown key or a bad value raises OptionError naming the key."""
+    with pytest.raises(OptionError, match=message) as caught:
+        catalogue.rules("montana", options)
+    assert caught.value.key == next(iter(options))
+
+
+def test_rules_are_resolved_once_per_catalogue(catalogue: Catalogue) -> None:
+    """The same variant and options give the same Rules object (no rebuild per game)."""
+    assert catalogue.rules("blue-moon") is catalogue.rules("rangoon")
+    assert catalogue.rules("montana", {"redeals": 1}) is catalogue.rules("montana",
+                                                                        {"redeals": "1"})
+
+
+def test_each_game_gets_a_fresh_plugin_manager(catalogue: Catalogue) -> None:
+    """Game plugin managers are new objects holding baseline, family and options."""
+    variant = catalogue.variants["galary"]
+    first = catalogue.game_plugin_manager(variant, {"redeals": "1"})
+    second = catalogue.game_plugin_manager(variant, {"redeals": "1"})
+    assert first is not second
+    names = {name for name, _ in first.list_name_plugin()}
+    assert names == {"baseline", "variant:blue-moon", "variant:red-moon", "variant:galary",
+                     "option:redeals"}
+
+
+def test_a_plugin_that_raises_is_reported_and_the_rest_work() -> None:
+    """A plugin whose registration raises is named with the reason; the built-ins still load."""
+    def register(registry: Registry) -> None:
+        raise RuntimeError("kaboom")
+    catalogue = _with(_plugin("broken", hookimpl(register)))
+    assert [(problem.plugin, "kaboom" in problem.reason) for problem in catalogue.problems] == [
+        ("broken", True)]
+    assert "montana" in catalogue.variants
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(slug="montana", name="Again"), "slug 'montana' is already registered by montana"),
+    (dict(slug="mine", name="Mine", pysolfc_id=63), "PySolFC id 63 is already blue-moon"),
+    (dict(slug="mine", name="Mine", other_names=("Rangoon",)), "already names blue-moon"),
+    (dict(slug="Not A Slug", name="Mine"), "must be lower case"),
+    (dict(slug="mine", name="Mine", base="nowhere"), "base variant 'nowhere'"),
+])
+def test_duplicates_and_bad_entries_are_reported(kwargs: dict[str, object], message: str) -> None:
+    """A duplicate slug, id or name, or a bad entry, rolls the plugin back and says why."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="first-ok", name="First OK")
+        registry.add_variant(**kwargs)  # type: ignore[arg-type]
+    catalogue = _with(_plugin("dupe", hookimpl(register)))
+    assert len(catalogue.problems) == 1
+    assert catalogue.problems[0].plugin == "dupe"
+    assert message in catalogue.problems[0].reason
+    assert "first-ok" not in catalogue.variants  # rolled back
+    assert catalogue.variants["montana"].plugin == "montana"
+
+
+def test_a_misspelt_hook_is_reported() -> None:
+    """A plugin implementing a hook that does not exist is refused at load time."""
+    module = types.ModuleType("typo")
+    module.gapgrid_regster = hookimpl(lambda registry: None)  # type: ignore[attr-defined]
+    catalogue = _with(LoadedPlugin("typo", module))
+    assert catalogue.problems[0].plugin == "typo"
+    assert "gapgrid_regster" in catalogue.problems[0].reason
+
+
+def test_a_bad_rules_plugin_is_reported() -> None:
+    """A variant whose rules object implements an unknown hook is refused with the reason."""
+    class Rules:
+        @hookimpl
+        def gapgrid_fill(self) -> None:
+            return None
+
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="odd", name="Odd", rules=Rules())
+    catalogue = _with(_plugin("odd", hookimpl(register)))
+    assert "its rules plugin is invalid" in catalogue.problems[0].reason
+
+
+def test_disabled_builtin_plugins_are_not_loaded() -> None:
+    """GAPGRID_DISABLE_PLUGINS-style names keep a plugin out."""
+    catalogue = plugins.load_catalogue(entry_points=False, disabled=["jungle"])
+    assert "jungle" not in catalogue.variants
+    assert "blue-moon" in catalogue.variants
+
+
+def test_disable_variable_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment variable is a comma-separated list of names."""
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", " jungle, galary ,")
+    assert plugins.disabled_plugins() == ["jungle", "galary"]
+    catalogue = plugins.load_catalogue(entry_points=False)
+    assert "jungle" not in catalogue.variants and "galary" not in catalogue.variants
+
+
+def test_a_layout_hook_from_a_variant_reaches_the_rules() -> None:
+    """A variant's own hook overrides the baseline's (trylast) one."""
+    class Wide:
+        @hookimpl
+        def gapgrid_layout(self) -> Layout:
+            return Layout(rows=4, rstep=13, rbase=1).with_decks(2)
+
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="wide", name="Wide", rules=Wide())
+    catalogue = _with(_plugin("wide", hookimpl(register)))
+    assert catalogue.rules("wide").layout.rows == 8
