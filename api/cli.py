@@ -4,7 +4,9 @@ Other tools script against these exact forms:
 
 * ``gapgrid variants [--json]``
 * ``gapgrid deal VARIANT NUMBER [--option KEY=VALUE ...] [--json]``
-* ``gapgrid verify VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--json]``
+* ``gapgrid verify VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--scoring NAME ...]
+  [--elapsed SECONDS] [--json]``
+* ``gapgrid scoring [--json]``
 
 Exit status: 0 when all went well (every move legal), 1 when a move was
 refused, 2 for a usage error (unknown variant, bad game number or option,
@@ -22,12 +24,14 @@ import click
 
 import plugins
 from api import render, views
-from core.catalogue import Catalogue, OptionError, UnknownVariantError
+from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from core.game import new_game
 from core.notation import Action, NotationError, parse_actions
-from core.replay import replay
+from core.registry import ScoringInfo
+from core.replay import ReplayResult, replay
 from core.rules import Rules, describe_redeals
+from core.scoring import GameSummary
 
 EXIT_ILLEGAL_MOVE = 1
 
@@ -148,10 +152,16 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
 @click.argument("number")
 @click.argument("moves", nargs=-1)
 @option_flag
+@click.option("--scoring", "scoring", multiple=True, metavar="NAME",
+              help="Add the score of scheme NAME, or of all (repeatable).")
+@click.option("--elapsed", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="How long the game took, for time bonuses.")
+@click.option("--timed", is_flag=True, help="The game was played in the timed (3-minute) mode.")
 @json_flag
 @click.pass_context
 def verify(ctx: click.Context, variant: str, number: str, moves: Sequence[str],
-           options: Sequence[str], as_json: bool) -> None:
+           options: Sequence[str], scoring: Sequence[str], elapsed: float | None,
+           timed: bool, as_json: bool) -> None:
     """Replay MOVES (F-T, redeal, undo) on game NUMBER of VARIANT and check each.
 
     With no MOVE arguments the moves are read from standard input,
@@ -159,17 +169,45 @@ def verify(ctx: click.Context, variant: str, number: str, moves: Sequence[str],
     """
     rules = resolve_rules(ctx, variant, options)
     game_number = resolve_deal(number)
+    schemes = resolve_schemes(ctx, scoring)
     actions = resolve_moves(moves)
     result = replay(rules, game_number, actions)
+    report = views.verify_json(rules, game_number, result)
+    if schemes:
+        summary = GameSummary.from_replay(result, elapsed=elapsed, timed=timed)
+        report["scores"] = views.scores_json(summary, schemes) if result.ok else None
     if as_json:
-        echo_json(views.verify_json(rules, game_number, result))
+        echo_json(report)
     else:
-        _print_verdict(rules, game_number, result)
+        _print_verdict(rules, game_number, result, report.get("scores"))
     if not result.ok:
         ctx.exit(EXIT_ILLEGAL_MOVE)
 
 
-def _print_verdict(rules: Rules, deal_number: DealNumber, result: Any) -> None:
+@main.command("scoring")
+@json_flag
+@click.pass_context
+def scoring_command(ctx: click.Context, as_json: bool) -> None:
+    """List the scoring schemes."""
+    schemes = load_catalogue(ctx).scoring
+    if as_json:
+        echo_json([{"name": info.name, "summary": info.summary, "plugin": info.plugin}
+                   for info in schemes.values()])
+        return
+    for info in schemes.values():
+        click.echo(f"{info.name:<12} {info.summary}")
+
+
+def resolve_schemes(ctx: click.Context, names: Sequence[str]) -> dict[str, ScoringInfo]:
+    """Find the scoring schemes named; a usage error for an unknown one."""
+    try:
+        return load_catalogue(ctx).scoring_schemes(names)
+    except UnknownSchemeError as error:
+        raise click.BadParameter(str(error), param_hint="--scoring") from None
+
+
+def _print_verdict(rules: Rules, deal_number: DealNumber, result: ReplayResult,
+                   scores: dict[str, Any] | None) -> None:
     click.echo(f"{rules.name}, game {deal_number}")
     if result.error is None:
         outcome = "won" if result.won else "not won"
@@ -179,3 +217,6 @@ def _print_verdict(rules: Rules, deal_number: DealNumber, result: Any) -> None:
         click.echo(f"Move {error.index} ({error.move}) is refused: {error.reason}.")
         click.echo(f"The {result.applied} moves before it are legal; the layout then was:")
     click.echo(render.render_board(result.state.board))
+    for name, score in (scores or {}).items():
+        if isinstance(score, dict):
+            click.echo(f"{name}: {score['total']} ({score['explanation']})")

@@ -7,14 +7,16 @@ plain dictionaries both interfaces print, so ``gapgrid verify --json`` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from core.board import Board
 from core.catalogue import Catalogue
 from core.dealnumber import DealNumber
-from core.registry import PresetInfo, VariantInfo
+from core.registry import PresetInfo, ScoringInfo, VariantInfo
 from core.replay import ReplayResult
 from core.rules import Rules, redeals_json
+from core.scoring import GameSummary
 
 
 def entry_json(catalogue: Catalogue, entry: VariantInfo | PresetInfo) -> dict[str, Any]:
@@ -79,6 +81,22 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[st
             "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
         },
     }
+
+
+def scores_json(summary: GameSummary, schemes: Mapping[str, ScoringInfo]) -> dict[str, Any]:
+    """The ``scores`` object: the summary terms, then one entry per scheme."""
+    scores: dict[str, Any] = summary.terms()
+    for name, info in schemes.items():
+        score = info.scheme.score(summary)
+        scores[name] = {
+            "total": score.total,
+            "breakdown": dict(score.breakdown),
+            "better": score.better,
+            "sort_key": list(score.sort_key),
+            "explanation": score.explanation,
+            **score.extra,
+        }
+    return scores
 
 
 def _left(rules: Rules, used: int) -> int | str:

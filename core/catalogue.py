@@ -47,6 +47,14 @@ class UnknownVariantError(LookupError):
         self.suggestions = tuple(suggestions)
 
 
+class UnknownSchemeError(LookupError):
+    """Raised for a scoring scheme name nobody registered."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        super().__init__(f"unknown scoring scheme {name!r} (known: {', '.join(known)}, or all)")
+        self.name = name
+
+
 class OptionError(ValueError):
     """Raised for a rule option a variant does not accept, or a bad value."""
 
@@ -117,6 +125,21 @@ class Catalogue:
         while chain[-1].base is not None:
             chain.append(self.variants[chain[-1].base])
         return chain[::-1]
+
+    def scoring_schemes(self, names: Iterable[str]) -> dict[str, ScoringInfo]:
+        """Return the schemes named (``all`` means every one), in the order given.
+
+        Raises :class:`UnknownSchemeError` for a name nobody registered.
+        """
+        chosen: dict[str, ScoringInfo] = {}
+        for name in names:
+            if name == "all":
+                chosen.update(self.scoring)
+            elif name in self.scoring:
+                chosen[name] = self.scoring[name]
+            else:
+                raise UnknownSchemeError(name, list(self.scoring))
+        return chosen
 
     # -- rules -------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import attrs
 import pluggy
 
 from core import hookspecs
+from core.scoring import SUMMARY_FIELDS, ScoringScheme
 
 SLUG_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -115,7 +116,7 @@ class ScoringInfo:
 
     name: str
     summary: str
-    scheme: Any
+    scheme: ScoringScheme
     """An object with a ``score(summary)`` method (see :mod:`core.scoring`)."""
 
     plugin: str = ""
@@ -192,11 +193,12 @@ class Registry:
                                        make_plugin=make_plugin, choices=tuple(choices),
                                        plugin=self._plugin)
 
-    def add_scoring(self, *, name: str, summary: str, scheme: Any) -> None:
+    def add_scoring(self, *, name: str, summary: str, scheme: ScoringScheme) -> None:
         """Register a scoring scheme ``name``."""
-        if not SLUG_PATTERN.fullmatch(name) or name == "all":
+        if not SLUG_PATTERN.fullmatch(name) or name == "all" or name in SUMMARY_FIELDS:
             raise RegistrationError(f"scoring scheme name {name!r} must be lower case words "
-                                    f"joined by hyphens (and not 'all')")
+                                    f"joined by hyphens, and not 'all' or a summary term "
+                                    f"({', '.join(SUMMARY_FIELDS)})")
         if name in self.scoring:
             raise RegistrationError(f"scoring scheme {name!r} is already registered by "
                                     f"{self.scoring[name].plugin}")

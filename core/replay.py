@@ -66,7 +66,15 @@ class ReplayResult:
 
 def replay(rules: Rules, deal: DealNumber, actions: Sequence[Action]) -> ReplayResult:
     """Deal ``deal`` and apply ``actions`` until the end or the first illegal one."""
-    engine = Engine.start(rules, deal)
+    return _run(Engine.start(rules, deal), actions)
+
+
+def replay_from(state: GameState, actions: Sequence[Action]) -> ReplayResult:
+    """Apply ``actions`` from ``state`` until the end or the first illegal one."""
+    return _run(Engine.from_state(state), actions)
+
+
+def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
     error = None
     applied = 0
     apply = engine.apply

@@ -27,6 +27,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "blue_moon", "jungle", "paganini", "double_blue_moon", "spaces_and_aces", "paganini_ii",
     "red_moon", "galary", "double_red_moon",
     "presets",
+    "scoring_cards", "scoring_frontier", "scoring_par",
 )
 """The built-in plugin modules of this package, in registration order."""
 

@@ -115,3 +115,38 @@ def test_options_apply_to_verify() -> None:
     data = json.loads(output)
     assert data["error"]["kind"] == "variant-has-no-redeal"
     assert data["options"] == {"redeals": "0"}
+
+
+def test_verify_scoring_all_adds_scores() -> None:
+    """--scoring all adds every scheme plus the summary terms to the JSON."""
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "--scoring", "all",
+                       "--elapsed", "42", "--json")
+    assert code == 0
+    scores = json.loads(output)["scores"]
+    assert {key: scores[key] for key in ("cards_in_sequence", "finished_rows", "redeals_used",
+                                         "undos", "moves")} == {
+        "cards_in_sequence": 2, "finished_rows": 0, "redeals_used": 1, "undos": 0, "moves": 3}
+    assert scores["cards"]["total"] == 2 + 10
+    assert scores["par"]["breakdown"]["milliseconds"] == 42000
+    assert set(scores["frontier"]) >= {"total", "breakdown", "badges", "time_scored"}
+
+
+def test_verify_scores_nothing_for_an_illegal_game() -> None:
+    """When a move is refused there is no score to give: scores is null."""
+    code, output = run("verify", "montana", "27769", "0-3", "--scoring", "cards", "--json")
+    assert code == 1
+    assert json.loads(output)["scores"] is None
+
+
+def test_verify_refuses_bad_scoring_arguments() -> None:
+    """An unknown scheme or a negative time is a usage error."""
+    assert run("verify", "montana", "5", "--scoring", "golf")[0] == 2
+    code, output = run("verify", "montana", "5", "--scoring", "par", "--elapsed", "-3")
+    assert code == 2 and "--elapsed" in output
+
+
+def test_scoring_lists_the_schemes() -> None:
+    """`gapgrid scoring` names each scheme with a one-line description."""
+    code, output = run("scoring")
+    assert code == 0
+    assert [line.split()[0] for line in output.splitlines()] == ["cards", "frontier", "par"]

@@ -8,9 +8,6 @@ the fly as distributions on ``sys.path`` with an ``entry_points.txt``.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,14 +16,9 @@ import plugins
 from core.dealnumber import parse_deal_number
 from core.game import new_game
 from core.notation import parse_action
+from tests.distributions import run_gapgrid, write_distribution
 
-GAPGRID = Path(sys.executable).with_name("gapgrid")
 INSTALL_HINT = "install the example: pip install -e ./examples/gapgrid-diagonal"
-
-
-def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(GAPGRID), *args], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
 
 
 def test_example_plugin_is_discovered() -> None:
@@ -49,14 +41,14 @@ def test_example_rule_differs_from_montana_where_it_should() -> None:
 
 def test_example_plugin_is_listed_dealt_and_verified_by_the_command_line() -> None:
     """The installed gapgrid command lists, deals and verifies the third-party variant."""
-    listed = json.loads(_run("variants", "--json").stdout)
+    listed = json.loads(run_gapgrid("variants", "--json").stdout)
     assert "diagonal-gaps" in [entry["slug"] for entry in listed], INSTALL_HINT
-    dealt = json.loads(_run("deal", "diagonal-gaps", "617", "--json").stdout)
+    dealt = json.loads(run_gapgrid("deal", "diagonal-gaps", "617", "--json").stdout)
     assert dealt["rows"][1][1] is None
-    verified = _run("verify", "diagonal montana", "617", "21-14", "--json")
+    verified = run_gapgrid("verify", "diagonal montana", "617", "21-14", "--json")
     assert verified.returncode == 0, verified.stderr
     assert json.loads(verified.stdout)["ok"] is True
-    refused = _run("verify", "montana", "617", "21-14", "--json")
+    refused = run_gapgrid("verify", "montana", "617", "21-14", "--json")
     assert refused.returncode == 1
 
 
@@ -68,19 +60,12 @@ def test_disabled_third_party_plugin_is_not_loaded(monkeypatch: pytest.MonkeyPat
     assert "diagonal-gaps" not in plugins.load_catalogue().variants
 
 
-def _distribution(root: Path, name: str, module: str, source: str) -> None:
-    info = root / f"{name}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[gapgrid]\n{name} = {module}\n")
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
-
-
 def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An import failure and a duplicate slug are each reported by plugin name and reason."""
-    _distribution(tmp_path, "crashes", "crashes_on_import", "raise ImportError('no numpy')\n")
-    _distribution(tmp_path, "copycat", "copycat_plugin", """
+    write_distribution(tmp_path, "crashes", "crashes_on_import",
+                       "raise ImportError('no numpy')\n")
+    write_distribution(tmp_path, "copycat", "copycat_plugin", """
         from core.hookspecs import hookimpl
 
         @hookimpl
@@ -98,10 +83,9 @@ def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
 
 def test_command_line_reports_a_broken_plugin_on_stderr(tmp_path: Path) -> None:
     """The command still works and names the broken plugin on standard error."""
-    _distribution(tmp_path, "crashes", "crashes_on_import", "raise ImportError('no numpy')\n")
-    import os
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    result = _run("deal", "montana", "1", "--json", env=env)
+    write_distribution(tmp_path, "crashes", "crashes_on_import",
+                       "raise ImportError('no numpy')\n")
+    result = run_gapgrid("deal", "montana", "1", "--json", path=tmp_path)
     assert result.returncode == 0
     assert "plugin 'crashes' not loaded" in result.stderr
     assert json.loads(result.stdout)["variant"] == "montana"

@@ -1,0 +1,36 @@
+"""The ``cards`` scoring scheme (seed 003): a point per card in sequence, bonus per shuffle left.
+
+1 point per card in sequence (48 at most in Montana), +10 per unused redeal
+(unlimited redeals earn nothing), -2 per undo.
+"""
+
+from __future__ import annotations
+
+from core.hookspecs import hookimpl
+from core.registry import Registry
+from core.scoring import GameSummary, Score, points
+
+PER_CARD = 1
+PER_UNUSED_REDEAL = 10
+PER_UNDO = -2
+
+
+class CardsScheme:
+    """Seed 003's score."""
+
+    def score(self, summary: GameSummary) -> Score:
+        breakdown = {
+            "cards_in_sequence": PER_CARD * summary.cards_in_sequence,
+            "unused_redeals": PER_UNUSED_REDEAL * summary.unused_redeals,
+            "undos": PER_UNDO * summary.undos,
+        }
+        return points(breakdown, f"{summary.cards_in_sequence} cards in sequence, "
+                                 f"{summary.unused_redeals} redeals unused, "
+                                 f"{summary.undos} undos")
+
+
+@hookimpl
+def gapgrid_register(registry: Registry) -> None:
+    registry.add_scoring(
+        name="cards", scheme=CardsScheme(),
+        summary="1 point per card in sequence, +10 per unused redeal, -2 per undo (seed 003).")
