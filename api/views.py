@@ -41,7 +41,10 @@ def entry_json(catalogue: Catalogue, entry: VariantInfo | PresetInfo) -> dict[st
         "redeal_placement": rules.placement.name,
         "redeal_when": rules.timing.value,
         "preset_options": dict(entry.options) if isinstance(entry, PresetInfo) else {},
-        "options": [key for key in variant.options if key in catalogue.options],
+        "options": [{"key": key, "values": catalogue.options[key].values,
+                     "choices": list(catalogue.options[key].choices),
+                     "summary": catalogue.options[key].summary}
+                    for key in variant.options if key in catalogue.options],
         "summary": entry.summary,
         "plugin": entry.plugin,
     }

@@ -46,7 +46,8 @@ class DealNumber:
     """The seed: 1 .. 10**20 (``ms`` numbers: 1 .. 2**33-1)."""
 
     ms: bool = False
-    """True when typed with the ``ms`` prefix: always dealt by ``LCRandom31``."""
+    """True for an ``ms`` number of 32000 or more (below that, every number is ``LCRandom31``),
+    so equal values deal equal games."""
 
     @property
     def uses_lcrandom(self) -> bool:
@@ -95,7 +96,8 @@ def parse_deal_number(text: str | int) -> DealNumber:
         if not 1 <= value <= MS_MAX:
             raise DealNumberError(
                 f"{original!r}: ms game numbers run from ms1 to ms{MS_MAX}")
-        return DealNumber(value, ms=True)
+        # Below 32000 the prefix changes nothing: "ms617" is game 617.
+        return DealNumber(value, ms=value >= MT_FIRST)
     if re.match(r"-\s*[0-9]", cleaned):
         raise DealNumberError(f"{original!r}: game numbers are positive")
     if cleaned.endswith("L"):  # PySolFC drops a trailing L (Python 2 longs)

@@ -92,3 +92,9 @@ def test_state_restores_the_draws(number: str) -> None:
     again = list(range(30))
     generator.shuffle(again)
     assert first == again
+
+
+def test_equal_numbers_deal_equal_games() -> None:
+    """617, ms617 and #ms617 are one game and compare equal; ms40000 and 40000 are not."""
+    assert parse_deal_number("617") == parse_deal_number("ms617") == parse_deal_number("#ms617")
+    assert parse_deal_number("ms40000") != parse_deal_number("40000")

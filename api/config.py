@@ -1,0 +1,79 @@
+"""The web service's settings, read from the environment with safe defaults.
+
+| variable | default | what |
+|---|---|---|
+| ``GAPGRID_INSTANCE`` | ``./instance`` | folder for the database, created on first start |
+| ``GAPGRID_DATABASE`` | ``<instance>/gapgrid.sqlite3`` | the SQLite database file |
+| ``GAPGRID_SECRET_KEY`` | a development key (warned about) | signs tokens, chooses puzzles |
+| ``GAPGRID_FIRST_DAY`` | ``2026-01-01`` | the first day with a daily puzzle |
+| ``GAPGRID_MAX_BODY`` | ``262144`` | largest request body, in bytes |
+| ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request |
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
+"""Used when GAPGRID_SECRET_KEY is unset: fine on your own machine, never in production."""
+
+
+class ConfigError(ValueError):
+    """Raised for a setting that cannot be used, naming the variable."""
+
+
+@attrs.frozen
+class Settings:
+    """Everything the service is configured with."""
+
+    instance: Path
+    database: Path
+    secret_key: str
+    first_day: datetime.date
+    max_body: int = 256 * 1024
+    max_moves: int = 5000
+    max_player_length: int = 32
+    token_max_age: int = 2 * 24 * 3600
+    """Seconds a start token stays valid."""
+
+    @property
+    def uses_development_secret(self) -> bool:
+        """Whether the secret is the published development default."""
+        return self.secret_key == DEVELOPMENT_SECRET
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read the settings from ``environ`` (the process environment by default)."""
+        env = os.environ if environ is None else environ
+        instance = Path(env.get("GAPGRID_INSTANCE") or Path.cwd() / "instance")
+        database = Path(env.get("GAPGRID_DATABASE") or instance / "gapgrid.sqlite3")
+        return cls(
+            instance=instance, database=database,
+            secret_key=env.get("GAPGRID_SECRET_KEY") or DEVELOPMENT_SECRET,
+            first_day=_date(env, "GAPGRID_FIRST_DAY", "2026-01-01"),
+            max_body=_positive(env, "GAPGRID_MAX_BODY", 256 * 1024),
+            max_moves=_positive(env, "GAPGRID_MAX_MOVES", 5000),
+        )
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name)
+    if not text:
+        return default
+    if not text.isdigit() or int(text) == 0:
+        raise ConfigError(f"{name} must be a positive whole number, not {text!r}")
+    return int(text)
+
+
+def _date(env: Mapping[str, str], name: str, default: str) -> datetime.date:
+    text = env.get(name) or default
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a date like 2026-01-01, not {text!r}") from None

@@ -1,0 +1,163 @@
+"""Writing, removing and inspecting the plugin file PySolFC loads at start-up.
+
+PySolFC runs every ``*.py`` file in the user's plugins folder
+(``~/.PySolFC/plugins``; on Windows ``%APPDATA%\\PySolFC\\plugins``) after its
+own games are loaded. The file written here is small: it puts the
+installation gapgrid runs from on PySolFC's path, checks that the gapgrid
+it finds is the version that wrote the file, and hands over to
+:mod:`api.pysolfc.bridge`. If any of that fails, it prints what to do and
+returns, so PySolFC always starts.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+PLUGIN_FILE_NAME: Final = "gapgrid_pysolfc.py"
+MARKER: Final = "# gapgrid-pysolfc-plugin"
+"""First line of the file: uninstall removes only files that carry it."""
+
+TEMPLATE: Final = '''{marker}
+"""gapgrid's games for PySolFC: written by `gapgrid pysolfc install` (gapgrid {version}).
+
+Remove it with `gapgrid pysolfc uninstall`; see what is installed with
+`gapgrid pysolfc status`.
+"""
+
+GAPGRID_VERSION = {version!r}
+GAPGRID_SITE_DIRS = {site_dirs!r}
+
+
+def _register_gapgrid_games():
+    import site
+    import sys
+
+    def say(message):
+        sys.stderr.write("gapgrid plugin: " + message + "\\n")
+
+    for directory in GAPGRID_SITE_DIRS:
+        if directory not in sys.path:
+            site.addsitedir(directory)  # appended: PySolFC's own packages come first
+    try:
+        from api.pysolfc import bridge
+    except Exception as error:
+        say("gapgrid cannot be imported (%s: %s), so PySolFC starts without gapgrid's "
+            "games. Reinstall gapgrid and run `gapgrid pysolfc install` again, with the "
+            "Python that runs PySolFC." % (type(error).__name__, error))
+        return
+    if bridge.GAPGRID_VERSION != GAPGRID_VERSION:
+        say("this file was written by gapgrid %s but gapgrid %s is installed, so PySolFC "
+            "starts without gapgrid's games. Run `gapgrid pysolfc install` to update it."
+            % (GAPGRID_VERSION, bridge.GAPGRID_VERSION))
+        return
+    for message in bridge.register_games():
+        say(message)
+
+
+_register_gapgrid_games()
+'''
+
+
+class PluginFileError(RuntimeError):
+    """Raised when the plugin file cannot be written or removed, with the reason."""
+
+
+def default_plugins_dir() -> Path:
+    """PySolFC's user plugins folder on this system."""
+    if sys.platform == "win32" and os.environ.get("APPDATA"):
+        return Path(os.environ["APPDATA"]) / "PySolFC" / "plugins"
+    return Path.home() / ".PySolFC" / "plugins"
+
+
+def gapgrid_version() -> str:
+    """The installed gapgrid's version."""
+    return importlib.metadata.version("gapgrid")
+
+
+def site_dirs() -> list[str]:
+    """Where this gapgrid and its plugins are installed, for PySolFC's path."""
+    paths = sysconfig.get_paths()
+    return list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
+
+
+def plugin_source(version: str | None = None, directories: list[str] | None = None) -> str:
+    """The text of the plugin file."""
+    return TEMPLATE.format(marker=MARKER, version=version or gapgrid_version(),
+                           site_dirs=directories if directories is not None else site_dirs())
+
+
+def install(plugins_dir: Path) -> Path:
+    """Write the plugin file into ``plugins_dir`` (created if missing), atomically."""
+    target = plugins_dir / PLUGIN_FILE_NAME
+    if target.exists() and not _is_ours(target):
+        raise PluginFileError(f"{target} exists and was not written by gapgrid; not replacing it")
+    try:
+        plugins_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=plugins_dir,
+                                         prefix=".gapgrid-", suffix=".tmp",
+                                         delete=False) as handle:
+            handle.write(plugin_source())
+            temporary = Path(handle.name)
+        os.replace(temporary, target)  # never a half-written plugin file
+    except OSError as error:
+        raise PluginFileError(f"cannot write {target}: {error.strerror or error}") from None
+    return target
+
+
+def uninstall(plugins_dir: Path) -> Path | None:
+    """Remove the plugin file; return its path, or None if there was none."""
+    target = plugins_dir / PLUGIN_FILE_NAME
+    if not target.exists():
+        return None
+    if not _is_ours(target):
+        raise PluginFileError(f"{target} was not written by gapgrid; not removing it")
+    try:
+        target.unlink()
+    except OSError as error:
+        raise PluginFileError(f"cannot remove {target}: {error.strerror or error}") from None
+    return target
+
+
+@attrs.frozen
+class Status:
+    """What is installed where."""
+
+    path: Path
+    installed: bool
+    written_by: str | None
+    """The gapgrid version that wrote the file, when it is ours."""
+
+    current: str
+
+    @property
+    def up_to_date(self) -> bool:
+        """Whether the file matches the installed gapgrid."""
+        return self.installed and self.written_by == self.current
+
+
+def status(plugins_dir: Path) -> Status:
+    """Inspect the plugin file in ``plugins_dir``."""
+    target = plugins_dir / PLUGIN_FILE_NAME
+    written_by = None
+    if target.exists() and _is_ours(target):
+        for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("GAPGRID_VERSION = "):
+                written_by = line.split("=", 1)[1].strip().strip("'\"")
+    return Status(path=target, installed=written_by is not None, written_by=written_by,
+                  current=gapgrid_version())
+
+
+def _is_ours(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.readline().strip() == MARKER
+    except OSError:
+        return False

@@ -1,0 +1,256 @@
+"""Reading PySolFC saved games (``.pso``) without trusting them.
+
+A ``.pso`` file is a stream of pickles written by one pickler
+(``pysollib.game.dump.pysolDumpGame``): a header, the game number, the
+generator's state, every stack's cards, the talon's round and the move
+history. PySolFC itself unpickles it without restriction; here a
+restricted unpickler maps every class and function the file names to an
+inert stand-in that only records its arguments, and refuses any name that
+no PySolFC save contains. Nothing in the file is ever called or imported:
+the ``builtins.getattr`` that ``MTRandom`` states carry becomes a
+stand-in like everything else.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Callable
+from typing import Any, Final
+
+import attrs
+from pysol_cards.random import CUSTOM_BIT, MS_LONG_BIT
+
+from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
+from core.notation import REDEAL, Action, Move
+
+MAX_FILE_BYTES: Final = 4 * 1024 * 1024
+"""Larger than any real save (a long game is a few kilobytes)."""
+
+MAX_STACKS: Final = 1024
+MAX_CARDS_PER_STACK: Final = 1024  # PySolFC's own limit when loading
+MAX_HISTORY: Final = 100_000
+
+# Every global a PySolFC save may name. Each becomes an inert stand-in.
+_ALLOWED_MODULE_PREFIXES: Final = ("pysollib.", "pysol_cards.")
+_ALLOWED_GLOBALS: Final = frozenset({("builtins", "getattr"), ("copyreg", "_reconstructor"),
+                                     ("builtins", "object")})
+
+_MOVE: Final = "pysollib.move.AMoveMove"
+_REDEAL_PARTS: Final = frozenset({_MOVE, "pysollib.move.ANextRoundMove",
+                                  "pysollib.move.AShuffleStackMove",
+                                  "pysollib.move.ASaveSeedMove"})
+
+
+class SaveFileError(ValueError):
+    """Raised for a file that is not a readable PySolFC saved game, with the reason."""
+
+
+class _Inert:
+    """Stands for a class or function named in the file: it records, and does nothing else."""
+
+    where: str = "?"
+
+    def __new__(cls, *args: object, **kwargs: object) -> _Inert:
+        instance = object.__new__(cls)
+        instance.__dict__["args"] = args
+        instance.__dict__["state"] = None
+        return instance
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def __setstate__(self, state: object) -> None:
+        self.__dict__["state"] = state
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler whose every global is an inert stand-in, or refused."""
+
+    def __init__(self, stream: io.BytesIO) -> None:
+        super().__init__(stream)
+        self._stand_ins: dict[tuple[str, str], type[_Inert]] = {}
+
+    def find_class(self, module: str, name: str) -> type[_Inert]:
+        if not (module.startswith(_ALLOWED_MODULE_PREFIXES)
+                or (module, name) in _ALLOWED_GLOBALS):
+            raise SaveFileError(f"the file names {module}.{name}, which no PySolFC saved game "
+                                f"contains; it was not loaded")
+        key = (module, name)
+        if key not in self._stand_ins:
+            self._stand_ins[key] = type(name, (_Inert,), {"where": f"{module}.{name}"})
+        return self._stand_ins[key]
+
+    def persistent_load(self, pid: object) -> object:
+        raise SaveFileError("the file asks for a persistent object, which PySolFC never writes")
+
+
+@attrs.frozen
+class SavedGame:
+    """What a PySolFC saved game holds, in gapgrid's terms."""
+
+    pysolfc_version: str
+    """The PySolFC version that wrote the file."""
+
+    game_id: int
+    """PySolFC's game id (53 for Montana, ...)."""
+
+    deal: DealNumber
+    """The game number."""
+
+    stacks: tuple[tuple[int, ...], ...]
+    """Card ids in each of PySolFC's stacks (row stacks first, slot by slot), top last."""
+
+    talon_round: int
+    """The talon's round: 1 + redeals in effect."""
+
+    actions: tuple[Action, ...]
+    """The moves and redeals in effect (undone ones and the redo stack left out)."""
+
+    redo_stack: int
+    """How many steps were undone and left on PySolFC's redo stack."""
+
+    undo_moves: int
+    """How many undos PySolFC's statistics counted."""
+
+    elapsed: float
+    """Seconds played, as PySolFC's statistics counted them."""
+
+
+def read_save(data: bytes) -> SavedGame:
+    """Read a ``.pso`` file's bytes; raise :class:`SaveFileError` saying why if it is not one."""
+    if len(data) > MAX_FILE_BYTES:
+        raise SaveFileError(f"the file is {len(data)} bytes; a PySolFC saved game is far "
+                            f"smaller (limit {MAX_FILE_BYTES})")
+    unpickler = _RestrictedUnpickler(io.BytesIO(data))
+    try:
+        return _read(_Reader(unpickler.load))
+    except SaveFileError:
+        raise
+    except (EOFError, pickle.UnpicklingError) as error:
+        raise SaveFileError(f"the file is truncated or damaged: {error}") from None
+    except Exception as error:  # any other failure means a malformed stream
+        raise SaveFileError(f"the file is damaged: {type(error).__name__}: {error}") from None
+
+
+class _Reader:
+    """Loads the stream's pickles one by one, checking each is what PySolFC writes there."""
+
+    def __init__(self, load: Callable[[], object]) -> None:
+        self._load = load
+        self.position = 0
+
+    def next(self, kind: type | tuple[type, ...], what: str) -> Any:
+        self.position += 1
+        value = self._load()
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise SaveFileError(f"not a PySolFC saved game: item {self.position} ({what}) is "
+                                f"{type(value).__name__}")
+        return value
+
+    def integer(self, what: str, low: int, high: int | None = None) -> int:
+        value: int = self.next(int, what)
+        if value < low or (high is not None and value > high):
+            raise SaveFileError(f"not a PySolFC saved game: {what} is {value}")
+        return value
+
+    def object_of(self, where: str, what: str) -> _Inert:
+        value = self.next(_Inert, what)
+        if value.where != where:
+            raise SaveFileError(f"not a PySolFC saved game: {what} is {value.where}")
+        return value  # type: ignore[no-any-return]
+
+
+def _read(reader: _Reader) -> SavedGame:
+    if reader.next(str, "header") != "PySolFC":
+        raise SaveFileError("not a PySolFC saved game: the header is missing")
+    version = reader.next(str, "version")
+    reader.next(tuple, "version tuple")
+    bookmark = reader.integer("bookmark flag", 0, 2)
+    reader.integer("game version", 1)
+    game_id = reader.integer("game id", 1)
+    deal = _deal_number(reader.integer("game number", 1))
+    reader.next(object, "generator state")  # recomputed from the game number, never used
+    stacks = []
+    for _ in range(reader.integer("number of stacks", 1, MAX_STACKS)):
+        cards = []
+        for _ in range(reader.integer("number of cards", 0, MAX_CARDS_PER_STACK)):
+            cards.append(reader.integer("card id", 0))
+            reader.next((int, bool), "face-up flag")
+        stacks.append(tuple(cards))
+    talon_round = reader.integer("talon round", 0)
+    reader.next((bool, int), "finished flag")
+    if bookmark <= 1:
+        reader.object_of("pysollib.game.GameSaveInfo", "save info")
+        reader.object_of("pysollib.game.GameGlobalSaveInfo", "global save info")
+    moves = reader.object_of("pysollib.game.GameMoves", "move history")
+    reader.next(list, "snapshots")
+    undo_moves, elapsed = 0, 0.0
+    if bookmark <= 1:
+        reader.object_of("pysollib.game.GameGlobalStatsStruct", "global statistics")
+        stats = _state_dict(reader.object_of("pysollib.game.GameStatsStruct", "statistics"))
+        undo_moves = _number(stats.get("undo_moves", 0), int)
+        elapsed = float(_number(stats.get("elapsed_time", 0.0), (int, float)))
+    if reader.next(str, "end marker") != "EOF":
+        raise SaveFileError("not a PySolFC saved game: the end marker is missing")
+    actions, redo_stack = _history(moves)
+    return SavedGame(pysolfc_version=version, game_id=game_id, deal=deal, stacks=tuple(stacks),
+                     talon_round=talon_round, actions=tuple(actions), redo_stack=redo_stack,
+                     undo_moves=undo_moves, elapsed=elapsed)
+
+
+def _deal_number(seed: int) -> DealNumber:
+    """Undo ``pysol_cards.random.random__str2int``: ms numbers carry bit 1000."""
+    try:
+        if seed & MS_LONG_BIT:
+            if seed & CUSTOM_BIT:
+                raise SaveFileError("the file holds a custom deal, which has no game number")
+            return parse_deal_number(f"ms{seed & ~MS_LONG_BIT}")
+        return parse_deal_number(seed)
+    except DealNumberError as error:
+        raise SaveFileError(f"the file's game number is not valid: {error}") from None
+
+
+def _state_dict(stand_in: _Inert) -> dict[str, object]:
+    state = stand_in.__dict__.get("state")
+    if not isinstance(state, dict):
+        raise SaveFileError(f"not a PySolFC saved game: {stand_in.where} has no fields")
+    return state
+
+
+def _number(value: object, kind: type | tuple[type, ...]) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise SaveFileError("not a PySolFC saved game: a statistic is not a number")
+    return value
+
+
+def _history(moves: _Inert) -> tuple[list[Action], int]:
+    """Turn PySolFC's move history into actions; return them and the redo stack's length."""
+    state = _state_dict(moves)
+    history, index = state.get("history"), state.get("index")
+    if not isinstance(history, list) or not isinstance(index, int) or isinstance(index, bool):
+        raise SaveFileError("not a PySolFC saved game: the move history is malformed")
+    if not 0 <= index <= len(history) or len(history) > MAX_HISTORY:
+        raise SaveFileError("not a PySolFC saved game: the move history is malformed")
+    actions = [_action(step, number) for number, step in enumerate(history[:index])]
+    return actions, len(history) - index
+
+
+def _action(step: object, number: int) -> Action:
+    """One history entry (a list of atomic moves) as a move or a redeal."""
+    if not isinstance(step, list) or not step or not all(isinstance(a, _Inert) for a in step):
+        raise SaveFileError(f"step {number} of the history is malformed")
+    kinds = [atomic.where for atomic in step]
+    if "pysollib.move.ANextRoundMove" in kinds:
+        if not set(kinds) <= _REDEAL_PARTS:
+            raise SaveFileError(f"step {number} is a redeal with unexpected parts")
+        return REDEAL
+    if kinds != [_MOVE]:
+        raise SaveFileError(f"step {number} ({', '.join(kinds)}) is not a move of the Montana "
+                            f"family")
+    fields = _state_dict(step[0])
+    source, target, count = (fields.get(key) for key in ("from_stack_id", "to_stack_id", "ncards"))
+    if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 0
+               for value in (source, target, count)) or count != 1:
+        raise SaveFileError(f"step {number} is not a one-card move")
+    return Move(source, target)  # type: ignore[arg-type]

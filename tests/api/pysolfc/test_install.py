@@ -1,0 +1,163 @@
+"""The PySolFC plugin file: written, inspected and removed safely, and failing gently."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import main
+from api.pysolfc import install
+from api.pysolfc.games import gapgrid_game_id
+
+
+def test_install_status_uninstall_round_trip(tmp_path: Path) -> None:
+    """install writes the file, status reports it up to date, uninstall removes it."""
+    plugins_dir = tmp_path / "nested" / "plugins"
+    path = install.install(plugins_dir)
+    assert path == plugins_dir / install.PLUGIN_FILE_NAME
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(install.MARKER)
+    assert f"GAPGRID_VERSION = {install.gapgrid_version()!r}" in text
+    found = install.status(plugins_dir)
+    assert found.installed and found.up_to_date
+    assert install.uninstall(plugins_dir) == path
+    assert not path.exists()
+    assert install.uninstall(plugins_dir) is None
+    assert not install.status(plugins_dir).installed
+
+
+def test_install_leaves_no_temporary_files(tmp_path: Path) -> None:
+    """The file is written through a temporary file and renamed: nothing else is left."""
+    install.install(tmp_path)
+    install.install(tmp_path)  # reinstalling replaces it
+    assert [path.name for path in tmp_path.iterdir()] == [install.PLUGIN_FILE_NAME]
+
+
+def test_a_file_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
+    """A foreign file of the same name is neither replaced nor removed."""
+    foreign = tmp_path / install.PLUGIN_FILE_NAME
+    foreign.write_text("# somebody else's plugin\n")
+    with pytest.raises(install.PluginFileError, match="not written by gapgrid"):
+        install.install(tmp_path)
+    with pytest.raises(install.PluginFileError, match="not written by gapgrid"):
+        install.uninstall(tmp_path)
+    assert foreign.read_text() == "# somebody else's plugin\n"
+
+
+def test_an_old_plugin_file_is_reported_as_out_of_date(tmp_path: Path) -> None:
+    """status says when the file was written by another gapgrid version."""
+    (tmp_path / install.PLUGIN_FILE_NAME).write_text(
+        install.plugin_source(version="0.0.1", directories=[]))
+    found = install.status(tmp_path)
+    assert found.installed and not found.up_to_date and found.written_by == "0.0.1"
+    result = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(tmp_path)])
+    assert "written by gapgrid 0.0.1" in result.output and "pysolfc install" in result.output
+
+
+def test_default_plugins_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """~/.PySolFC/plugins, or %APPDATA%\\PySolFC\\plugins on Windows."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert install.default_plugins_dir() == tmp_path / ".PySolFC" / "plugins"
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    assert install.default_plugins_dir() == tmp_path / "Roaming" / "PySolFC" / "plugins"
+
+
+def test_command_line_install_and_uninstall(tmp_path: Path) -> None:
+    """The commands report where the file went."""
+    runner = CliRunner()
+    installed = runner.invoke(main, ["pysolfc", "install", "--plugins-dir", str(tmp_path)])
+    assert installed.exit_code == 0 and "Installed" in installed.output
+    removed = runner.invoke(main, ["pysolfc", "uninstall", "--plugins-dir", str(tmp_path)])
+    assert removed.exit_code == 0 and "Removed" in removed.output
+
+
+def _run_plugin_file(path: Path, *, isolated: bool, pythonpath: Path | None = None
+                     ) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    command = [sys.executable, *(["-I", "-S"] if isolated else []), str(path)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
+
+
+def test_plugin_file_without_gapgrid_lets_pysolfc_start(tmp_path: Path) -> None:
+    """Where gapgrid cannot be imported the file prints how to fix it and returns normally."""
+    plugin = tmp_path / install.PLUGIN_FILE_NAME
+    plugin.write_text(install.plugin_source(directories=[str(tmp_path / "nowhere")]))
+    result = _run_plugin_file(plugin, isolated=True)
+    assert result.returncode == 0
+    assert "gapgrid cannot be imported" in result.stderr
+    assert "gapgrid pysolfc install" in result.stderr
+
+
+# A stand-in for PySolFC's modules, just enough for the bridge to import and register.
+FAKE_PYSOLLIB = {
+    "pysollib/__init__.py": "",
+    "pysollib/games/__init__.py": "",
+    "pysollib/games/montana.py": """
+        class Montana: pass
+        class Montana_Hint: pass
+        class Montana_RowStack: pass
+        class Montana_Talon: pass
+        """,
+    "pysollib/stack.py": """
+        class BasicRowStack: pass
+        def StackWrapper(cls, **kwargs): return (cls, kwargs)
+        """,
+    "pysollib/gamedb.py": """
+        class GI:
+            GT_MONTANA, GT_OPEN, SL_MOSTLY_SKILL = 1, 2, 3
+        class _DB:
+            def get(self, key): return "taken" if key == 982017 else None
+            def getGameByName(self, name): return 53 if name == "Gaps" else None
+        GAME_DB = _DB()
+        class GameInfo:
+            def __init__(self, id, gameclass, name, game_type, decks, redeals, skill, ranks):
+                self.line = f"{id} {name!r} decks={decks} redeals={redeals} rlen={gameclass.RLEN}"
+        def registerGame(info):
+            print("registered", info.line)
+        """,
+}
+
+
+def _fake_pysollib(root: Path) -> Path:
+    for name, source in FAKE_PYSOLLIB.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(source))
+    return root
+
+
+def test_plugin_file_registers_the_games_pysolfc_lacks(tmp_path: Path) -> None:
+    """With gapgrid importable, every preset and third-party variant is registered once."""
+    plugin = tmp_path / install.PLUGIN_FILE_NAME
+    plugin.write_text(install.plugin_source())
+    result = _run_plugin_file(plugin, isolated=False, pythonpath=_fake_pysollib(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert (f"registered {gapgrid_game_id('montana-relax')} 'Montana Relax (gapgrid)' "
+            f"decks=1 redeals=3 rlen=52") in lines
+    assert (f"registered {gapgrid_game_id('gaps-unlimited')} 'Gaps, unlimited redeals "
+            f"(gapgrid)' decks=1 redeals=-1 rlen=52") in lines
+    assert not any(" 53 " in line or "'Montana'" in line for line in lines)
+    # The fake PySolFC says id 982017 (gaps) is taken: reported, not replaced.
+    assert "gaps not added: PySolFC game id 982017 is taken" in result.stderr
+
+
+def test_plugin_file_of_another_version_does_nothing(tmp_path: Path) -> None:
+    """A file written by another gapgrid registers nothing and says how to update it."""
+    plugin = tmp_path / install.PLUGIN_FILE_NAME
+    plugin.write_text(install.plugin_source(version="0.0.1"))
+    result = _run_plugin_file(plugin, isolated=False, pythonpath=_fake_pysollib(tmp_path))
+    assert result.returncode == 0
+    assert "registered" not in result.stdout
+    assert "written by gapgrid 0.0.1" in result.stderr and "pysolfc install" in result.stderr

@@ -1,0 +1,181 @@
+"""Reading PySolFC saved games: the real ones read back exactly, hostile ones are refused."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import plugins
+from api.cli import main
+from api.pysolfc.games import entry_for_game_id, saved_board
+from api.pysolfc.savefile import MAX_FILE_BYTES, SaveFileError, read_save
+from core.replay import replay
+from tests.golden import SAVED_GAMES
+
+SAVES = sorted(SAVED_GAMES.glob("*.pso"))
+
+
+def _expected(path: Path) -> dict[str, Any]:
+    return json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", SAVES, ids=[path.stem for path in SAVES])
+def test_saved_game_reads_back_to_its_moves(path: Path) -> None:
+    """Variant, game number, moves in effect and redo stack are exactly what PySolFC saved."""
+    expected = _expected(path)
+    saved = read_save(path.read_bytes())
+    catalogue = plugins.load_catalogue(disabled=())
+    assert entry_for_game_id(catalogue, saved.game_id).slug == expected["variant"]
+    assert saved.game_id == expected["pysolfc_id"]
+    assert str(saved.deal) == expected["deal"]
+    assert [str(action) for action in saved.actions] == expected["moves"]
+    assert saved.redo_stack == expected["redo_stack"]
+
+
+@pytest.mark.parametrize("path", SAVES, ids=[path.stem for path in SAVES])
+def test_verifying_a_saved_game_gives_its_final_layout(path: Path) -> None:
+    """Replaying the saved moves is legal and ends where PySolFC's saved stacks are."""
+    expected = _expected(path)
+    saved = read_save(path.read_bytes())
+    rules = plugins.load_catalogue(disabled=()).rules(expected["variant"])
+    result = replay(rules, saved.deal, list(saved.actions))
+    assert result.ok
+    assert result.state.board.to_rows() == expected["final"]
+    assert saved_board(rules, saved.stacks) == result.state.board
+
+
+@pytest.mark.parametrize("path", SAVES[:2], ids=[path.stem for path in SAVES[:2]])
+def test_command_line_read_save_and_verify_from_save(path: Path) -> None:
+    """`gapgrid pysolfc read-save --json` and `gapgrid verify --from-save` agree with PySolFC."""
+    expected = _expected(path)
+    runner = CliRunner()
+    read = runner.invoke(main, ["pysolfc", "read-save", str(path), "--json"])
+    assert read.exit_code == 0, read.output
+    data = json.loads(read.output)
+    assert {key: data[key] for key in ("variant", "pysolfc_id", "deal", "moves", "redo_stack",
+                                       "final")} == {
+        key: expected[key] for key in ("variant", "pysolfc_id", "deal", "moves", "redo_stack",
+                                       "final")}
+    verified = runner.invoke(main, ["verify", "--from-save", str(path), "--scoring", "all",
+                                    "--json"])
+    assert verified.exit_code == 0, verified.output
+    report = json.loads(verified.output)
+    assert report["ok"] and report["saved_layout_matches"]
+    assert report["rows"] == expected["final"]
+    assert report["scores"]["moves"] == len([m for m in expected["moves"] if m != "redeal"])
+
+
+# -- hostile and broken files ------------------------------------------------------------
+
+
+class _RunsCommand:
+    """Pickles to a call of ``function(*arguments)``: what a malicious save would hide."""
+
+    def __init__(self, function: Any, *arguments: Any) -> None:
+        self.function, self.arguments = function, arguments
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return self.function, self.arguments
+
+
+def _stream(*objects: Any) -> bytes:
+    """A .pso-like stream: several pickles written by one pickler, as PySolFC does."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=4)
+    for item in objects:
+        pickler.dump(item)
+    return buffer.getvalue()
+
+
+HEADER = ("PySolFC", "3.6.1", (3, 6, 1), 0, 1, 53)
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    """A file the hostile pickles try to create; it must never appear."""
+    return tmp_path / "pwned"
+
+
+@pytest.mark.parametrize("hostile", [
+    lambda marker: _stream(*HEADER, _RunsCommand(os.system, f"touch {marker}")),
+    lambda marker: _stream(_RunsCommand(os.system, f"touch {marker}")),
+    lambda marker: _stream(*HEADER, 617, _RunsCommand(eval, f"open({str(marker)!r}, 'w')")),
+    lambda marker: _stream(*HEADER, 617, _RunsCommand(exec, f"open({str(marker)!r}, 'w')")),
+    lambda marker: _stream(*HEADER, 617, _RunsCommand(
+        __import__("subprocess").Popen, ["touch", str(marker)])),
+    lambda marker: _stream(*HEADER, 617, _RunsCommand(open, str(marker), "w")),
+], ids=["os.system", "os.system-first", "eval", "exec", "subprocess", "open"])
+def test_pickles_that_call_functions_are_refused_without_effect(hostile: Any,
+                                                                marker: Path) -> None:
+    """A save naming os.system, eval, exec, subprocess or open is refused and nothing runs."""
+    with pytest.raises(SaveFileError, match="which no PySolFC saved game contains"):
+        read_save(hostile(marker))
+    assert not marker.exists()
+
+
+def test_getattr_chains_stay_inert(marker: Path) -> None:
+    """getattr (allowed: MTRandom states name it) only yields stand-ins that cannot be called."""
+    # getattr(pysollib.game.Game, "__init__")("...") written by hand in protocol 0.
+    chain = (b"cbuiltins\ngetattr\n(cpysollib.game\nGame\nS'__init__'\ntR"
+             b"(S'touch " + str(marker).encode() + b"'\ntR.")
+    with pytest.raises(SaveFileError, match="damaged"):
+        read_save(_stream(*HEADER[:1]) + chain)
+    nested = (b"cbuiltins\ngetattr\n(cbuiltins\ngetattr\n(cpysollib.game\nGame\nS'x'\ntR"
+              b"S'__globals__'\ntR(S'os'\ntR.")
+    with pytest.raises(SaveFileError):
+        read_save(_stream(*HEADER[:1]) + nested)
+    assert not marker.exists()
+
+
+def test_reduce_on_an_allowed_name_builds_only_a_stand_in() -> None:
+    """A stand-in for a PySolFC class accepts arguments but does nothing; the stream then fails."""
+    stream = _stream(*HEADER) + (b"cpysollib.game\nGame\n(S'rm -rf /'\ntR.")
+    with pytest.raises(SaveFileError, match="not a PySolFC saved game"):
+        read_save(stream)
+
+
+def test_persistent_ids_are_refused() -> None:
+    """PySolFC never writes persistent ids; a file that asks for one is refused."""
+    with pytest.raises(SaveFileError, match="persistent"):
+        read_save(b"\x80\x04P0\n.")
+
+
+@pytest.mark.parametrize("cut", [1, 10, 100, 1000, -10, -1])
+def test_truncated_files_are_refused(cut: int) -> None:
+    """A real save cut short anywhere is refused as truncated or damaged."""
+    data = SAVES[0].read_bytes()
+    with pytest.raises(SaveFileError):
+        read_save(data[:cut])
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"", "truncated"),
+    (b"hello, world", "damaged"),
+    (_stream("NotPySol"), "header is missing"),
+    (_stream(*HEADER[:3], 7), "bookmark flag is 7"),
+    (_stream(*HEADER[:5], "53"), "game id"),
+    (_stream(*HEADER, (1 << 1000) | (1 << 999)), "custom deal"),
+    (_stream(*HEADER, 0), "game number is 0"),
+    (b"\x00" * (MAX_FILE_BYTES + 1), "far smaller"),
+])
+def test_files_that_are_not_saves_are_refused(data: bytes, message: str) -> None:
+    """Empty, foreign, oversized or malformed streams get a precise SaveFileError."""
+    with pytest.raises(SaveFileError, match=message):
+        read_save(data)
+
+
+def test_command_line_refuses_a_hostile_file(tmp_path: Path, marker: Path) -> None:
+    """`gapgrid pysolfc read-save` on a hostile file exits 2 with the reason; nothing runs."""
+    hostile = tmp_path / "evil.pso"
+    hostile.write_bytes(_stream(*HEADER, _RunsCommand(os.system, f"touch {marker}")))
+    result = CliRunner().invoke(main, ["pysolfc", "read-save", str(hostile)])
+    assert result.exit_code == 2
+    assert "os.system" in result.output or "posix.system" in result.output
+    assert not marker.exists()

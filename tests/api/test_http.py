@@ -1,0 +1,356 @@
+"""The puzzle API through Flask's test client: every endpoint and every error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.api.conftest import TODAY, Clock
+
+GOLDEN_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # Montana 27769, from the golden games
+PROBLEM = "application/problem+json"
+
+
+def problem(response: Any, status: int) -> dict[str, Any]:
+    """Check ``response`` is an RFC 9457 problem with ``status``; return its body."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == PROBLEM
+    body = json.loads(response.get_data(as_text=True))
+    assert body["status"] == status and body["title"] and body["type"]
+    return body  # type: ignore[no-any-return]
+
+
+# -- variants and deals ------------------------------------------------------------------
+
+
+def test_variants_list_every_variant_and_preset(client: FlaskClient) -> None:
+    """GET /v1/variants: metadata, geometry, options with their values, and a rules text."""
+    entries = {entry["slug"]: entry for entry in client.get("/v1/variants").get_json()}
+    assert {"montana", "blue-moon", "gaps", "montana-relax"} <= set(entries)
+    blue = entries["blue-moon"]
+    assert (blue["rows"], blue["rstep"], blue["rbase"], blue["pysolfc_id"]) == (4, 14, 0, 63)
+    assert blue["summary"].startswith("52 cards")
+    assert {option["key"] for option in blue["options"]} == {
+        "redeals", "redeal-placement", "redeal-when"}
+    assert entries["gaps"]["kind"] == "preset" and entries["gaps"]["redeal_when"] == "stuck"
+
+
+def test_one_variant_by_other_name(client: FlaskClient) -> None:
+    """GET /v1/variants/{slug} accepts another name; an unknown one is a 404 problem."""
+    assert client.get("/v1/variants/rangoon").get_json()["slug"] == "blue-moon"
+    body = problem(client.get("/v1/variants/no-such-game"), 404)
+    assert "unknown variant 'no-such-game'" in body["detail"]
+
+
+def test_deal_of_a_game_number(client: FlaskClient) -> None:
+    """GET .../deals/{number}: PySolFC's layout; the number is a string."""
+    data = client.get("/v1/variants/montana/deals/%23ms1").get_json()
+    assert data["deal"] == "1" and data["rows"][0][:3] == ["JD", "2D", "9H"]
+    big = client.get("/v1/variants/blue-moon/deals/98765432109876543210").get_json()
+    assert big["deal"] == "98765432109876543210"
+
+
+@pytest.mark.parametrize("number", ["0", "ms0", "-5", "abc", "100000000000000000001"])
+def test_deal_numbers_pysolfc_refuses_are_422(client: FlaskClient, number: str) -> None:
+    """A number PySolFC refuses is a 422 naming the parameter."""
+    body = problem(client.get(f"/v1/variants/montana/deals/{number}"), 422)
+    assert body["errors"][0]["parameter"] == "number"
+
+
+# -- verify --------------------------------------------------------------------------------
+
+
+def test_verify_returns_the_command_lines_json(client: FlaskClient) -> None:
+    """POST /v1/verify: ok, won, moves_applied, rows, error, and scores of every scheme."""
+    data = client.post("/v1/verify", json={"variant": "montana", "deal": "27769",
+                                           "moves": GOLDEN_OPENING}).get_json()
+    assert (data["ok"], data["won"], data["moves_applied"], data["error"]) == (True, False, 4,
+                                                                             None)
+    assert set(data["scores"]) >= {"cards", "frontier", "par", "moves", "undos"}
+
+
+def test_an_illegal_move_is_a_200_with_its_index(client: FlaskClient) -> None:
+    """An illegal move is not a request error: ok false and the index."""
+    response = client.post("/v1/verify", json={"variant": "montana", "deal": "27769",
+                                               "moves": ["27-40", "0-3"]})
+    assert response.status_code == 200
+    data = response.get_json()
+    assert data["ok"] is False and data["scores"] is None
+    assert data["error"] == {"index": 1, "move": "0-3", "kind": "to-card",
+                             "reason": "slot 3 is not a gap: it holds 7D"}
+
+
+def test_verify_with_options_and_chosen_schemes(client: FlaskClient) -> None:
+    """options and scoring are honoured."""
+    data = client.post("/v1/verify", json={
+        "variant": "montana", "deal": "27769", "moves": GOLDEN_OPENING,
+        "options": {"redeals": 5}, "scoring": ["cards"]}).get_json()
+    assert data["redeals_left"] == 4 and data["options"] == {"redeals": "5"}
+    assert "cards" in data["scores"] and "par" not in data["scores"]
+
+
+@pytest.mark.parametrize(("body", "pointer"), [
+    ({"variant": "montana", "deal": "1", "moves": ["1-2", "2-x"]}, "#/moves/1"),
+    ({"variant": "montana", "deal": "1", "moves": ["1-2", 7]}, "#/moves/1"),
+    ({"variant": "montana", "deal": "0", "moves": []}, "#/deal"),
+    ({"variant": "montana", "deal": 617, "moves": []}, "#/deal"),
+    ({"variant": "no-such", "deal": "1", "moves": []}, "#/variant"),
+    ({"variant": "montana", "deal": "1", "moves": [], "options": {"colour": "red"}},
+     "#/options/colour"),
+    ({"variant": "montana", "deal": "1", "moves": [], "options": {"redeals": "lots"}},
+     "#/options/redeals"),
+    ({"variant": "montana", "deal": "1", "moves": [], "scoring": ["cards", "golf"]},
+     "#/scoring/1"),
+    ({"variant": "montana", "deal": "1"}, "#"),
+    ({"variant": "montana", "deal": "1", "moves": [], "extra": 1}, "#"),
+    ([1, 2, 3], "#"),
+])
+def test_malformed_requests_are_422_pointing_at_the_field(client: FlaskClient,
+                                                         body: object, pointer: str) -> None:
+    """Each malformed field gets a 422 whose errors point at it (the index for a move)."""
+    found = problem(client.post("/v1/verify", json=body), 422)
+    assert found["errors"][0]["pointer"] == pointer
+
+
+def test_body_limits(make_app: Callable[..., Flask]) -> None:
+    """Too many moves is a 422; too large a body is a 413; both problems."""
+    client = make_app(max_moves=10, max_body=2000).test_client()
+    body = problem(client.post("/v1/verify", json={"variant": "montana", "deal": "1",
+                                                   "moves": ["1-2"] * 11}), 422)
+    assert body["errors"] == [{"pointer": "#/moves", "detail": "has more than 10 items"}]
+    huge = json.dumps({"variant": "montana", "deal": "1", "moves": ["12-13"] * 400})
+    body = problem(client.post("/v1/verify", data=huge, content_type="application/json"), 413)
+    assert "larger than 2000 bytes" in body["detail"]
+
+
+def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
+    """Not JSON: 415; broken JSON or NaN: 422."""
+    problem(client.post("/v1/verify", data="variant=montana",
+                        content_type="application/x-www-form-urlencoded"), 415)
+    problem(client.post("/v1/verify"), 415)
+    problem(client.post("/v1/verify", data='{"variant":', content_type="application/json"), 422)
+    problem(client.post("/v1/verify", data='{"variant": NaN}', content_type="application/json"),
+            422)
+    problem(client.post("/v1/verify", data=b"\xff\xfe", content_type="application/json"), 422)
+
+
+def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:
+    """404 and 405 are problem documents too, never HTML; 405 says what is allowed."""
+    problem(client.get("/v1/nowhere"), 404)
+    problem(client.get("/"), 404)
+    response = client.delete("/v1/verify")
+    problem(response, 405)
+    assert "POST" in response.headers["Allow"]
+
+
+def test_a_crash_is_a_500_problem(make_app: Callable[..., Flask]) -> None:
+    """An unexpected exception is logged and answered as a 500 problem, not a traceback."""
+    app = make_app()
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("disk on fire")
+    app.extensions["gapgrid"].catalogue.rules = broken
+    body = problem(app.test_client().post("/v1/verify", json={
+        "variant": "montana", "deal": "1", "moves": []}), 500)
+    assert "disk on fire" not in body["detail"]
+
+
+# -- puzzles -------------------------------------------------------------------------------
+
+
+def test_daily_puzzle_fields_and_caching(client: FlaskClient) -> None:
+    """Today's puzzle: id, date, variant, options, deal, rows, times, rules version; cached
+    until the next UTC midnight (12 hours from the test clock's noon)."""
+    response = client.get("/v1/daily/blue-moon")
+    puzzle = response.get_json()
+    assert puzzle["id"] == f"{TODAY}-blue-moon" and puzzle["date"] == TODAY
+    assert (puzzle["starts_at"], puzzle["ends_at"]) == (f"{TODAY}T00:00:00Z",
+                                                        "2026-12-01T00:00:00Z")
+    assert isinstance(puzzle["deal"], str) and 10**16 <= int(puzzle["deal"]) < 10**20
+    assert puzzle["rules_version"] and puzzle["options"] == {}
+    assert len(puzzle["rows"]) == 4 and puzzle["pysolfc"]["game_id"] == 63
+    assert response.headers["Cache-Control"] == "public, max-age=43200"
+    etag = response.headers["ETag"]
+    again = client.get("/v1/daily/blue-moon", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["ETag"] == etag
+    assert client.get(f"/v1/puzzles/{TODAY}/rangoon").get_json() == puzzle
+
+
+def test_puzzles_depend_on_secret_date_and_variant(make_app: Callable[..., Flask],
+                                                   tmp_path: object) -> None:
+    """Different days, variants or secrets give different deals; the same give the same."""
+    client = make_app().test_client()
+    first = client.get(f"/v1/puzzles/{TODAY}/montana").get_json()["deal"]
+    assert client.get("/v1/puzzles/2026-11-29/montana").get_json()["deal"] != first
+    assert client.get(f"/v1/puzzles/{TODAY}/spaces").get_json()["deal"] != first
+    import datetime
+
+    from api.puzzles import puzzle_deal
+    assert str(puzzle_deal("test-secret", datetime.date(2026, 11, 30), "montana")) == first
+    assert str(puzzle_deal("other-secret", datetime.date(2026, 11, 30), "montana")) != first
+
+
+def test_a_served_puzzle_never_changes(make_app: Callable[..., Flask]) -> None:
+    """Once served, a puzzle is stored: a restarted app with another secret serves the same."""
+    first = make_app().test_client().get("/v1/daily/montana").get_json()
+    later = make_app(secret_key="rotated").test_client().get("/v1/daily/montana").get_json()
+    assert later == first
+
+
+def test_past_puzzles_are_immutable_and_future_ones_404(client: FlaskClient) -> None:
+    """Past days cache forever; tomorrow is 404; before the first day is 404; bad dates 422."""
+    response = client.get("/v1/puzzles/2026-11-01/montana")
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert "yet" in problem(client.get("/v1/puzzles/2026-12-01/montana"), 404)["detail"]
+    assert "puzzles start on" in problem(client.get("/v1/puzzles/2025-12-31/montana"),
+                                         404)["detail"]
+    body = problem(client.get("/v1/puzzles/2026-02-30/montana"), 422)
+    assert body["errors"][0]["parameter"] == "date"
+    problem(client.get(f"/v1/puzzles/{TODAY}/no-such"), 404)
+
+
+def test_daily_moves_to_the_next_day_at_midnight(client: FlaskClient, clock: Clock) -> None:
+    """After UTC midnight /daily serves the new day's puzzle."""
+    today = client.get("/v1/daily/montana").get_json()
+    clock.advance(12 * 3600)
+    tomorrow = client.get("/v1/daily/montana").get_json()
+    assert tomorrow["date"] == "2026-12-01" and tomorrow["deal"] != today["deal"]
+
+
+# -- start, submissions, leaderboard -----------------------------------------------------
+
+
+def _winning_moves(client: FlaskClient, slug: str = "montana") -> list[str]:
+    """Some legal moves for today's puzzle (not a win: any legal game can be submitted)."""
+    import plugins
+    from core.dealnumber import parse_deal_number
+    from core.game import new_game
+    puzzle = client.get(f"/v1/daily/{slug}").get_json()
+    state = new_game(plugins.load_catalogue(disabled=()).rules(slug),
+                     parse_deal_number(puzzle["deal"]))
+    moves = []
+    for _ in range(5):
+        legal = state.legal_moves()
+        if not legal:
+            break
+        state = state.apply(legal[-1])
+        moves.append(str(legal[-1]))
+    return moves
+
+
+def test_submission_is_replayed_scored_stored_and_ranked(client: FlaskClient,
+                                                        clock: Clock) -> None:
+    """With a start token the server times the game; the answer has the result and rank."""
+    start = client.post(f"/v1/puzzles/{TODAY}/montana/start").get_json()
+    clock.advance(95.5)
+    moves = _winning_moves(client)
+    response = client.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                           json={"player": "Alice", "moves": moves, "token": start["token"]})
+    assert response.status_code == 201
+    data = response.get_json()
+    assert data["stored"] and data["rank"] == 1 and data["players"] == 1
+    assert data["elapsed_seconds"] == 95.5
+    assert data["result"]["ok"] and data["result"]["scores"]["par"]["breakdown"][
+        "milliseconds"] == 95500
+
+
+def test_same_submission_again_is_idempotent_and_another_conflicts(client: FlaskClient) -> None:
+    """The first verified submission counts: resending it is 200, different moves are 409."""
+    moves = _winning_moves(client)
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    first = client.post(url, json={"player": "Bob", "moves": moves})
+    again = client.post(url, json={"player": "bob", "moves": moves})
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.get_json()["submitted_at"] == first.get_json()["submitted_at"]
+    other = client.post(url, json={"player": "BOB", "moves": moves[:-1]})
+    assert "first verified submission" in problem(other, 409)["detail"]
+    board = client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard").get_json()
+    assert board["total"] == 1 and board["entries"][0]["player"] == "Bob"
+
+
+def test_illegal_submission_is_not_stored(client: FlaskClient) -> None:
+    """A submission with an illegal move is answered (ok false) and not stored."""
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    data = client.post(url, json={"player": "Eve", "moves": ["0-0"]}).get_json()
+    assert data["stored"] is False and data["result"]["ok"] is False and data["rank"] is None
+    assert client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard").get_json()["total"] == 0
+
+
+@pytest.mark.parametrize(("body", "pointer"), [
+    ({"player": "", "moves": []}, "#/player"),
+    ({"player": " lead", "moves": []}, "#/player"),
+    ({"player": "a<script>", "moves": []}, "#/player"),
+    ({"player": "x" * 33, "moves": []}, "#/player"),
+    ({"player": "Ann", "moves": ["1-2", "bad"]}, "#/moves/1"),
+    ({"player": "Ann", "moves": [], "token": "forged"}, "#/token"),
+    ({"moves": []}, "#"),
+])
+def test_bad_submissions_are_422(client: FlaskClient, body: dict[str, Any],
+                                 pointer: str) -> None:
+    """Player name length and characters, moves and the token are checked."""
+    found = problem(client.post(f"/v1/puzzles/{TODAY}/montana/submissions", json=body), 422)
+    assert found["errors"][0]["pointer"] == pointer
+
+
+def test_token_of_another_puzzle_or_expired_is_refused(client: FlaskClient,
+                                                      clock: Clock) -> None:
+    """A token only times the puzzle it was issued for, and only for two days."""
+    token = client.post(f"/v1/puzzles/{TODAY}/spaces/start").get_json()["token"]
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    body = problem(client.post(url, json={"player": "Ann", "moves": [], "token": token}), 422)
+    assert "another puzzle" in body["detail"]
+    token = client.post(f"/v1/puzzles/{TODAY}/montana/start").get_json()["token"]
+    clock.advance(11 * 3600)  # still today
+    assert client.post(url, json={"player": "Ann", "moves": [], "token": token}).status_code == 201
+
+
+def test_closed_puzzles_take_no_submissions(client: FlaskClient) -> None:
+    """Yesterday's puzzle can be read but not started or submitted to."""
+    problem(client.post("/v1/puzzles/2026-11-29/montana/start"), 409)
+    problem(client.post("/v1/puzzles/2026-11-29/montana/submissions",
+                        json={"player": "Ann", "moves": []}), 409)
+
+
+def test_leaderboard_ranks_by_par_and_pages(client: FlaskClient) -> None:
+    """Fewer moves rank first; ties share a rank; pages link to the next."""
+    moves = _winning_moves(client)
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    for index, player in enumerate(["Cy", "Di", "Ed", "Flo"]):
+        client.post(url, json={"player": player, "moves": moves[:1 + index % 3]})
+    first = client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?per_page=2").get_json()
+    assert first["total"] == 4 and first["next"]
+    assert [(entry["rank"], entry["player"], entry["moves"]) for entry in first["entries"]] == [
+        (1, "Cy", 1), (1, "Flo", 1)]
+    second = client.get(first["next"]).get_json()
+    assert [(entry["rank"], entry["player"]) for entry in second["entries"]] == [
+        (3, "Di"), (4, "Ed")]
+    assert second["next"] is None
+    for query, parameter in (("page=0", "page"), ("per_page=101", "per_page"), ("page=x", "page")):
+        body = problem(client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?{query}"), 422)
+        assert body["errors"][0]["parameter"] == parameter
+
+
+def test_openapi_document_is_valid(client: FlaskClient) -> None:
+    """GET /v1/openapi.json is a valid OpenAPI 3.1 document describing every route."""
+    from openapi_spec_validator import validate
+    document = client.get("/v1/openapi.json").get_json()
+    validate(document)
+    assert document["openapi"] == "3.1.0"
+    assert set(document["paths"]) == {
+        "/v1/variants", "/v1/variants/{slug}", "/v1/variants/{slug}/deals/{number}",
+        "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify",
+        "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
+        "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json"}
+
+
+def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> None:
+    """The document states the limits the handlers enforce."""
+    document = make_app(max_moves=77).test_client().get("/v1/openapi.json").get_json()
+    verify = document["components"]["schemas"]["VerifyRequest"]
+    assert verify["properties"]["moves"]["maxItems"] == 77
