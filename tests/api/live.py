@@ -1,0 +1,74 @@
+"""Running the real server (``gapgrid serve``, waitress) on a free loopback port, for tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+GAPGRID = Path(sys.executable).with_name("gapgrid")
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LiveServer:
+    """``gapgrid serve`` in a subprocess, on an instance folder that outlives restarts."""
+
+    def __init__(self, instance: Path, secret: str = "live-test-secret") -> None:
+        self.instance = instance
+        self.secret = secret
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> LiveServer:
+        port = free_port()
+        env = {**os.environ, "GAPGRID_INSTANCE": str(self.instance),
+               "GAPGRID_SECRET_KEY": self.secret}
+        self.process = subprocess.Popen(
+            [str(GAPGRID), "serve", "--port", str(port), "--threads", "8"], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                request("GET", f"{self.url}/v1/variants/montana")
+                return self
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError("gapgrid serve exited at start-up") from None
+                time.sleep(0.1)
+        raise RuntimeError("gapgrid serve did not answer within 20 s")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+            self.process = None
+
+
+def request(method: str, url: str, body: Any = None, *, raw: bytes | None = None,
+            content_type: str = "application/json",
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    """Send one request; return status, headers and the decoded JSON body (or None)."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    sent = urllib.request.Request(url, data=data, method=method,
+                                  headers={"Content-Type": content_type, **(headers or {})})
+    try:
+        with urllib.request.urlopen(sent, timeout=30) as response:
+            payload = response.read()
+            status, answer_headers = response.status, dict(response.headers)
+    except urllib.error.HTTPError as error:
+        payload, status, answer_headers = error.read(), error.code, dict(error.headers)
+    return status, answer_headers, json.loads(payload) if payload else None

@@ -1,0 +1,134 @@
+"""The API as a real server: waitress on a loopback port, restarts, and concurrent clients."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import plugins
+from core.dealnumber import parse_deal_number
+from core.game import new_game
+from tests.api.live import LiveServer, request
+from tests.golden import golden_games
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """`gapgrid serve` on a free port, stopped after the test."""
+    live = LiveServer(tmp_path / "instance").start()
+    yield live
+    live.stop()
+
+
+def _legal_moves(deal: str, slug: str, count: int) -> list[str]:
+    state = new_game(plugins.load_catalogue(disabled=()).rules(slug), parse_deal_number(deal))
+    moves = []
+    for _ in range(count):
+        legal = state.legal_moves()
+        if not legal:
+            break
+        state = state.apply(legal[0])
+        moves.append(str(legal[0]))
+    return moves
+
+
+def test_real_server_verifies_golden_games(server: LiveServer) -> None:
+    """Over HTTP, every variant's first golden game verifies to PySolFC's final layout."""
+    seen = set()
+    for record in golden_games():
+        if record["variant"] in seen:
+            continue
+        seen.add(record["variant"])
+        status, headers, body = request("POST", f"{server.url}/v1/verify", {
+            "variant": record["variant"], "deal": record["deal"], "moves": record["moves"]})
+        assert status == 200 and headers["Content-Type"] == "application/json"
+        assert body["ok"] and body["rows"] == record["final"]
+    assert len(seen) == 17
+
+
+def test_real_server_errors_are_problems(server: LiveServer) -> None:
+    """404, 405, 413 and 415 from the real server are problem documents."""
+    for method, path, raw, content_type, expected in [
+        ("GET", "/v1/nowhere", None, "application/json", 404),
+        ("PUT", "/v1/verify", b"{}", "application/json", 405),
+        ("POST", "/v1/verify", b"x" * 300_000, "application/json", 413),
+        ("POST", "/v1/verify", b"a=b", "application/x-www-form-urlencoded", 415),
+    ]:
+        status, headers, body = request(method, f"{server.url}{path}", raw=raw,
+                                        content_type=content_type)
+        assert status == expected, body
+        assert headers["Content-Type"] == "application/problem+json"
+        assert body["status"] == expected
+
+
+def test_a_restart_loses_nothing(tmp_path: Path) -> None:
+    """Puzzles and submissions survive stopping and starting the server."""
+    live = LiveServer(tmp_path / "instance").start()
+    try:
+        _, _, puzzle = request("GET", f"{live.url}/v1/daily/blue-moon")
+        moves = _legal_moves(puzzle["deal"], "blue-moon", 3)
+        status, _, _ = request("POST", f"{live.url}/v1/puzzles/{puzzle['date']}/blue-moon/"
+                                       f"submissions", {"player": "Keeper", "moves": moves})
+        assert status == 201
+    finally:
+        live.stop()
+    live.start()
+    try:
+        _, _, again = request("GET", f"{live.url}/v1/daily/blue-moon")
+        assert again == puzzle
+        _, _, board = request("GET", f"{live.url}/v1/puzzles/{puzzle['date']}/blue-moon/"
+                                     f"leaderboard")
+        assert [entry["player"] for entry in board["entries"]] == ["Keeper"]
+    finally:
+        live.stop()
+
+
+def _submit(url: str, player: str, moves: list[str]) -> tuple[int, str]:
+    status, _, body = request("POST", url, {"player": player, "moves": moves})
+    return status, json.dumps(body, sort_keys=True)
+
+
+PLAYERS = 24
+COPIES = 3
+
+
+def _flood(url: str, moves: list[str], executor: concurrent.futures.Executor
+           ) -> list[tuple[str, int]]:
+    jobs = {executor.submit(_submit, url, f"player{index}", moves[:1 + index % len(moves)]):
+            f"player{index}" for index in range(PLAYERS) for _ in range(COPIES)}
+    return [(jobs[job], job.result()[0]) for job in concurrent.futures.as_completed(jobs)]
+
+
+def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path) -> None:
+    """Threads and processes, against two servers sharing one database, each player sending
+    the same submission three times at once: one 201 per player, the rest 200, and the
+    leaderboard holds every player once, ranked by moves."""
+    first = LiveServer(tmp_path / "instance").start()
+    second = LiveServer(tmp_path / "instance").start()
+    try:
+        _, _, puzzle = request("GET", f"{first.url}/v1/daily/montana")
+        moves = _legal_moves(puzzle["deal"], "montana", 4)
+        path = f"/v1/puzzles/{puzzle['date']}/montana/submissions"
+        with concurrent.futures.ThreadPoolExecutor(max_workers=16) as threads:
+            answers = _flood(f"{first.url}{path}", moves, threads)
+        with concurrent.futures.ProcessPoolExecutor(max_workers=4) as processes:
+            answers += _flood(f"{second.url}{path}", moves, processes)
+        created: dict[str, int] = {}
+        for player, status in answers:
+            assert status in (200, 201), (player, status)
+            created[player] = created.get(player, 0) + (status == 201)
+        assert created == {f"player{index}": 1 for index in range(PLAYERS)}
+        _, _, board = request("GET", f"{second.url}/v1/puzzles/{puzzle['date']}/montana/"
+                                     f"leaderboard?per_page=100")
+        assert board["total"] == PLAYERS
+        entries: list[dict[str, Any]] = board["entries"]
+        assert sorted(entry["player"] for entry in entries) == sorted(created)
+        assert [entry["moves"] for entry in entries] == sorted(entry["moves"] for entry in entries)
+    finally:
+        first.stop()
+        second.stop()
