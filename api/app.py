@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import warnings
 from collections.abc import Callable
 
 from flask import Flask
@@ -38,9 +37,8 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     """Build the puzzle API application."""
     settings = settings or Settings.from_environment()
     if settings.uses_development_secret:
-        warnings.warn("GAPGRID_SECRET_KEY is not set: using the development secret. Puzzles "
-                      "and start tokens are then guessable; set it in production.",
-                      stacklevel=2)
+        _log.warning("GAPGRID_SECRET_KEY is not set: using the development secret, so puzzles "
+                     "and start tokens are guessable. Set it before serving anyone else.")
     settings.instance.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, instance_path=str(settings.instance.resolve()))
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body

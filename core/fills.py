@@ -33,11 +33,6 @@ def _successors(layout: Layout, same_suit: bool) -> list[int]:
     return table
 
 
-def _nothing_follows(card: int, left: int) -> str:
-    return (f"{card_code(card)} does not fit after {card_code(left)}: nothing follows "
-            f"{card_code(left)}")
-
-
 @attrs.define(slots=True, eq=False)
 class _FillBase:
     """What every fill rule shares: the layout, and finding sources by trying each slot."""
@@ -53,7 +48,8 @@ class _FillBase:
         return [slot for slot, card in enumerate(cells)
                 if card is not None and accepts(cells, slot, target)]
 
-    def _row_start_refusal(self, cells: Cells, source: int, target: int) -> str | None:
+    def refusal(self, cells: Cells, source: int, target: int) -> str:
+        """Why not: the first column's rule, a gap on the left, or what may follow the left card."""
         card = cells[source]
         assert card is not None
         if self.layout.is_row_start(target):
@@ -64,7 +60,11 @@ class _FillBase:
         if left is None:
             return (f"{card_code(card)} cannot go to slot {target}: the slot on its left "
                     f"is a gap")
-        return None
+        return f"{card_code(card)} does not fit after {card_code(left)}: {self._after(left)}"
+
+    def _after(self, left: int) -> str:
+        """What may follow ``left``, for :meth:`refusal`."""
+        raise NotImplementedError
 
 
 @attrs.define(slots=True, eq=False)
@@ -94,16 +94,10 @@ class MontanaFill(_FillBase):
         wanted = self.successor[left]
         return [slot for slot, card in enumerate(cells) if card == wanted]
 
-    def refusal(self, cells: Cells, source: int, target: int) -> str:
-        early = self._row_start_refusal(cells, source, target)
-        if early:
-            return early
-        card, left = cells[source], cells[target - 1]
-        assert card is not None and left is not None
+    def _after(self, left: int) -> str:
         if self.successor[left] == _NONE:
-            return _nothing_follows(card, left)
-        return (f"{card_code(card)} does not fit after {card_code(left)}: only "
-                f"{card_code(self.successor[left])} does")
+            return f"nothing follows {card_code(left)}"
+        return f"only {card_code(self.successor[left])} does"
 
 
 @attrs.define(slots=True, eq=False)
@@ -165,16 +159,10 @@ class JungleFill(_FillBase):
         left = cells[target - 1]
         return left is not None and self.next_rank[left] == card % RANKS_PER_SUIT
 
-    def refusal(self, cells: Cells, source: int, target: int) -> str:
-        early = self._row_start_refusal(cells, source, target)
-        if early:
-            return early
-        card, left = cells[source], cells[target - 1]
-        assert card is not None and left is not None
+    def _after(self, left: int) -> str:
         if self.next_rank[left] == _NONE:
-            return _nothing_follows(card, left)
-        return (f"{card_code(card)} does not fit after {card_code(left)}: only a "
-                f"{RANK_NAMES[self.next_rank[left]]} of any suit does")
+            return f"nothing follows {card_code(left)}"
+        return f"only a {RANK_NAMES[self.next_rank[left]]} of any suit does"
 
 
 @attrs.define(slots=True, eq=False)
@@ -191,14 +179,8 @@ class AscendingFill(_FillBase):
         return (left is not None and left // RANKS_PER_SUIT == card // RANKS_PER_SUIT
                 and left % RANKS_PER_SUIT < card % RANKS_PER_SUIT)
 
-    def refusal(self, cells: Cells, source: int, target: int) -> str:
-        early = self._row_start_refusal(cells, source, target)
-        if early:
-            return early
-        card, left = cells[source], cells[target - 1]
-        assert card is not None and left is not None
-        return (f"{card_code(card)} does not fit after {card_code(left)}: only a higher "
-                f"card of the same suit does")
+    def _after(self, left: int) -> str:
+        return "only a higher card of the same suit does"
 
 
 @attrs.define(slots=True, eq=False)

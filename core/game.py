@@ -121,21 +121,17 @@ class Engine:
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
         cells = self.cells
-        card = cells[source] if 0 <= source < len(cells) else None
-        refusal = None
         if not (0 <= source < len(cells) and 0 <= target < len(cells)):
-            refusal = self._off_board(source, target)
-        elif self.won:
-            refusal = Refusal("won", "the game is already won: no move may follow")
-        elif card is None:
-            refusal = Refusal("from-gap", f"slot {source} is a gap: there is no card to move")
-        elif cells[target] is not None:
-            refusal = Refusal("to-card", f"slot {target} is not a gap: it holds "
-                                         f"{card_code(cells[target])}")  # type: ignore[arg-type]
-        elif not self.rules.fill.accepts(cells, source, target):
-            refusal = Refusal("misfit", self.rules.fill.refusal(cells, source, target))
-        if refusal is not None:
-            return refusal
+            return self._off_board(source, target)
+        if self.won:
+            return Refusal("won", "the game is already won: no move may follow")
+        card, held = cells[source], cells[target]
+        if card is None:
+            return Refusal("from-gap", f"slot {source} is a gap: there is no card to move")
+        if held is not None:
+            return Refusal("to-card", f"slot {target} is not a gap: it holds {card_code(held)}")
+        if not self.rules.fill.accepts(cells, source, target):
+            return Refusal("misfit", self.rules.fill.refusal(cells, source, target))
         cells[target] = card
         cells[source] = None
         self._journal.append((source, target))

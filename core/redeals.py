@@ -21,11 +21,16 @@ from core.rules import KeepRule, RedealPlacement, RuleError
 from core.runs import Cells
 
 
+def gathered_slots(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:
+    """The slots a redeal takes up, row by row: everything after what ``keep`` keeps."""
+    kept = keep.kept_per_row(layout, cells)
+    return [slot for row, count in enumerate(kept) for slot in layout.row_slots(row)[count:]]
+
+
 def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepRule,
                  placement: RedealPlacement, random: GameRandom) -> None:
     """Redeal ``cells`` in place: gather, shuffle (as the placement says) and deal back."""
-    kept = keep.kept_per_row(layout, cells)
-    gathered = [slot for row, count in enumerate(kept) for slot in layout.row_slots(row)[count:]]
+    gathered = gathered_slots(layout, cells, keep)
     cards = [card for card in (cells[slot] for slot in gathered) if card is not None]
     gaps_wanted = len(gathered) - len(cards)
     contents = placement.deal_back(layout, gathered, cards, random)

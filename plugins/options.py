@@ -27,13 +27,17 @@ def parse_redeals(value: str | int) -> str:
     raise ValueError(f"{value!r} is not a number of redeals")
 
 
-def _choice_parser(choices: tuple[str, ...], what: str):  # type: ignore[no-untyped-def]
-    def parse(value: str | int) -> str:
+class ChoiceParser:
+    """Reads one of a fixed list of words, case-blind."""
+
+    def __init__(self, choices: tuple[str, ...], what: str) -> None:
+        self.choices, self.what = choices, what
+
+    def __call__(self, value: str | int) -> str:
         text = str(value).strip().lower()
-        if text not in choices:
-            raise ValueError(f"{value!r} is not a {what}")
+        if text not in self.choices:
+            raise ValueError(f"{value!r} is not a {self.what}")
         return text
-    return parse
 
 
 TIMINGS = tuple(timing.value for timing in RedealTiming)
@@ -83,11 +87,11 @@ def gapgrid_register(registry: Registry) -> None:
                 "random (drawn from the gathered slots), last-column, or no-shuffle (cards "
                 "dealt back unshuffled in pick-up order, gaps after the runs).",
         values=", ".join(PLACEMENTS), choices=tuple(PLACEMENTS),
-        parse=_choice_parser(tuple(PLACEMENTS), "redeal placement"),
+        parse=ChoiceParser(tuple(PLACEMENTS), "redeal placement"),
         make_plugin=RedealPlacementChoice)
     registry.add_option(
         key="redeal-when",
         summary="When a redeal may be asked for: anytime (PySolFC) or stuck (only when no "
                 "move is left, as the seed documents play it).",
         values=", ".join(TIMINGS), choices=TIMINGS,
-        parse=_choice_parser(TIMINGS, "redeal timing"), make_plugin=RedealWhen)
+        parse=ChoiceParser(TIMINGS, "redeal timing"), make_plugin=RedealWhen)

@@ -6,29 +6,16 @@ move to a leftmost slot whenever the player chooses.
 
 from __future__ import annotations
 
-from core.deals import BlueMoonDeal
 from core.hookspecs import hookimpl
 from core.registry import Registry
-from core.rules import DealStyle
-
-
-class PaganiniIIRules:
-    """Aces stay where they land; no redeal."""
-
-    @hookimpl
-    def gapgrid_deal_style(self) -> DealStyle:
-        return BlueMoonDeal(heads_to_column_0=False)
-
-    @hookimpl
-    def gapgrid_redeals(self) -> int:
-        return 0
+from plugins.spaces_and_aces import AcesStayRules
 
 
 @hookimpl
 def gapgrid_register(registry: Registry) -> None:
     registry.add_variant(
         slug="paganini-ii", name="Paganini II", base="double-blue-moon",
-        rules=PaganiniIIRules(), pysolfc_id=759,
+        rules=AcesStayRules(), pysolfc_id=759,
         summary="Two decks in 8 rows of 14 dealt around the first column; the Aces stay in "
                 "the grid and may move to any empty first-column slot. Montana's fills. "
                 "No redeal.")

@@ -10,20 +10,24 @@ from core.registry import Registry
 from core.rules import DealStyle, FillRule
 
 
-class SpacesAndAcesRules:
-    """Aces stay in the grid; a gap takes any higher card of its neighbour's suit; no redeal."""
+class AcesStayRules:
+    """The Aces stay where the deal puts them, and there is no redeal (also Paganini II)."""
 
     @hookimpl
     def gapgrid_deal_style(self) -> DealStyle:
         return BlueMoonDeal(heads_to_column_0=False)
 
     @hookimpl
-    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
-        return AscendingFill(layout)
-
-    @hookimpl
     def gapgrid_redeals(self) -> int:
         return 0
+
+
+class SpacesAndAcesRules(AcesStayRules):
+    """And a gap takes any higher card of its left neighbour's suit."""
+
+    @hookimpl
+    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
+        return AscendingFill(layout)
 
 
 @hookimpl

@@ -28,6 +28,7 @@ import plugins
 from api.pysolfc.games import pysolfc_id_of, pysolfc_name
 from core.catalogue import Catalogue
 from core.dealnumber import GameRandom
+from core.redeals import gathered_slots
 from core.registry import PresetInfo, VariantInfo
 from core.rules import UNLIMITED, RedealTiming, Rules
 
@@ -67,10 +68,7 @@ class GapgridTalon(Montana_Talon):  # type: ignore[misc]  # PySolFC is untyped
         game = self.game
         rules: Rules = game.gapgrid_rules
         layout, rows = rules.layout, game.s.rows
-        cells = game.gapgrid_cells()
-        kept = rules.keep.kept_per_row(layout, cells)
-        gathered = [slot for row, count in enumerate(kept)
-                    for slot in layout.row_slots(row)[count:]]
+        gathered = gathered_slots(layout, game.gapgrid_cells(), rules.keep)
         for slot in gathered:
             if rows[slot].cards:
                 game.moveMove(1, rows[slot], self, frames=0)

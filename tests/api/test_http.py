@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -354,3 +355,25 @@ def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> Non
     document = make_app(max_moves=77).test_client().get("/v1/openapi.json").get_json()
     verify = document["components"]["schemas"]["VerifyRequest"]
     assert verify["properties"]["moves"]["maxItems"] == 77
+
+
+def test_the_development_secret_is_warned_about(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Without GAPGRID_SECRET_KEY the app starts, on the development secret, with a warning."""
+    from api.app import create_app
+    from api.config import Settings
+    settings = Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path / "fresh")})
+    assert settings.uses_development_secret
+    with caplog.at_level("WARNING"):
+        create_app(settings)
+    assert "GAPGRID_SECRET_KEY is not set" in caplog.text
+    assert (tmp_path / "fresh" / "gapgrid.sqlite3").exists()
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("GAPGRID_MAX_MOVES", "lots"), ("GAPGRID_MAX_BODY", "0"), ("GAPGRID_FIRST_DAY", "soon")])
+def test_bad_configuration_is_refused_by_name(variable: str, value: str) -> None:
+    """A setting that cannot be used names its variable."""
+    from api.config import ConfigError, Settings
+    with pytest.raises(ConfigError, match=variable):
+        Settings.from_environment({variable: value})

@@ -1,0 +1,132 @@
+"""Shared pieces of the command line: the catalogue loaded once per command, arguments
+read into domain values (a usage error, exit status 2, when they are not), and JSON output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+import plugins
+from api.config import ConfigError, Settings
+from api.pysolfc.games import UnknownGameError, entry_for_game_id
+from api.pysolfc.savefile import SavedGame, SaveFileError, read_save
+from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
+from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
+from core.notation import Action, NotationError, parse_actions
+from core.registry import ScoringInfo
+from core.rules import Rules
+
+EXIT_ILLEGAL_MOVE = 1
+MAX_SAVE_BYTES = 4 * 1024 * 1024
+
+# Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
+# are positive" instead of "no such option".
+NUMBER_ARGUMENTS = {"ignore_unknown_options": True}
+
+
+def load_catalogue(ctx: click.Context) -> Catalogue:
+    """Load the plugins once per command; report any that failed on standard error."""
+    obj = ctx.ensure_object(dict)
+    if "catalogue" not in obj:
+        catalogue = plugins.load_catalogue()
+        for problem in catalogue.problems:
+            click.echo(f"gapgrid: plugin {problem.plugin!r} not loaded: {problem.reason}",
+                       err=True)
+        obj["catalogue"] = catalogue
+    return obj["catalogue"]  # type: ignore[no-any-return]
+
+
+def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """Turn ``KEY=VALUE`` strings into a dict; a malformed pair is a usage error."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def resolve_rules(ctx: click.Context, variant: str, options: Sequence[str]) -> Rules:
+    """Find the rules of ``variant`` with ``options``; a usage error when unknown or refused."""
+    try:
+        return load_catalogue(ctx).rules(variant, parse_option_pairs(options))
+    except UnknownVariantError as error:
+        raise click.BadParameter(str(error), param_hint="VARIANT") from None
+    except OptionError as error:
+        raise click.BadParameter(str(error), param_hint="--option") from None
+
+
+def resolve_deal(number: str) -> DealNumber:
+    """Read a game number; a usage error when PySolFC would refuse it."""
+    try:
+        return parse_deal_number(number)
+    except DealNumberError as error:
+        raise click.BadParameter(str(error), param_hint="NUMBER") from None
+
+
+def resolve_moves(moves: Sequence[str]) -> list[Action]:
+    """Read moves from the arguments, or whitespace-separated from standard input."""
+    if not moves:
+        if sys.stdin.isatty():
+            click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
+        moves = sys.stdin.read().split()
+    try:
+        return parse_actions(moves)
+    except NotationError as error:
+        raise click.BadParameter(str(error), param_hint="MOVE") from None
+
+
+def echo_json(data: Any) -> None:
+    """Print ``data`` as JSON on one line."""
+    click.echo(json.dumps(data, ensure_ascii=False))
+
+
+json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+option_flag = click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+                           help="A rule option, e.g. redeals=unlimited (repeatable).")
+
+
+def resolve_schemes(ctx: click.Context, names: Sequence[str]) -> dict[str, ScoringInfo]:
+    """Find the scoring schemes named; a usage error for an unknown one."""
+    try:
+        return load_catalogue(ctx).scoring_schemes(names)
+    except UnknownSchemeError as error:
+        raise click.BadParameter(str(error), param_hint="--scoring") from None
+
+
+def read_save_file(path: Path) -> SavedGame:
+    """Read a PySolFC saved game; a usage error when it cannot be read or is not one."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SAVE_BYTES + 1)
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
+                                 param_hint="FILE") from None
+    try:
+        return read_save(data)
+    except SaveFileError as error:
+        raise click.BadParameter(f"{path}: {error}", param_hint="FILE") from None
+
+
+def saved_game_rules(ctx: click.Context, saved: SavedGame) -> Rules:
+    """The rules of the game a save holds; a usage error if gapgrid does not know it."""
+    catalogue = load_catalogue(ctx)
+    try:
+        return catalogue.rules(entry_for_game_id(catalogue, saved.game_id).slug)
+    except UnknownGameError as error:
+        raise click.BadParameter(str(error), param_hint="FILE") from None
+
+
+def api_settings() -> Settings:
+    """The service settings from the environment; a usage error when one is unusable."""
+    try:
+        return Settings.from_environment()
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
