@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     settings.instance.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, instance_path=str(settings.instance.resolve()))
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body
+    app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML redirect
     app.json.sort_keys = False  # type: ignore[attr-defined]
     catalogue = catalogue or plugins.load_catalogue()
     for problem in catalogue.problems:

@@ -16,6 +16,7 @@ a move that is not notation).
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,21 +28,20 @@ from api import render, views
 from api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     NUMBER_ARGUMENTS,
+    SECONDS,
     api_settings,
     echo_json,
     json_flag,
     load_catalogue,
     option_flag,
-    read_save_file,
+    read_saved_game,
     resolve_deal,
     resolve_moves,
     resolve_rules,
     resolve_schemes,
-    saved_game_rules,
 )
 from api.puzzles import daily_puzzle
 from api.pysolfc.cli import pysolfc
-from api.pysolfc.games import saved_board
 from api.store import Store
 from core.catalogue import UnknownVariantError
 from core.dealnumber import DealNumber
@@ -58,6 +58,20 @@ def main() -> None:
 
 
 main.add_command(pysolfc)
+
+
+EXIT_INTERNAL_ERROR = 3
+
+
+def run() -> None:
+    """The ``gapgrid`` console script: the command line, with a distinct exit status (3)
+    for an internal error, so that it is never mistaken for a refused move (1)."""
+    try:
+        main()
+    except Exception as error:  # click handles usage errors itself; this is a bug
+        click.echo(f"gapgrid: internal error: {type(error).__name__}: {error}", err=True)
+        click.echo("gapgrid: please report it with the command that caused it", err=True)
+        sys.exit(EXIT_INTERNAL_ERROR)
 
 
 @main.command()
@@ -105,7 +119,7 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
               help="Verify a PySolFC saved game (.pso) instead: no VARIANT, NUMBER or MOVE.")
 @click.option("--scoring", "scoring", multiple=True, metavar="NAME",
               help="Add the score of scheme NAME, or of all (repeatable).")
-@click.option("--elapsed", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--elapsed", type=SECONDS, metavar="SECONDS",
               help="How long the game took, for time bonuses.")
 @click.option("--timed", is_flag=True, help="The game was played in the timed (3-minute) mode.")
 @json_flag
@@ -124,8 +138,9 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
         if arguments or options:
             raise click.UsageError("--from-save takes the variant, number and moves from the "
                                    "file: give no VARIANT, NUMBER, MOVE or --option")
-        saved = read_save_file(save_file)
-        rules, game_number, actions = saved_game_rules(ctx, saved), saved.deal, list(saved.actions)
+        saved = read_saved_game(ctx, save_file)
+        rules, game_number = saved.rules, saved.saved.deal
+        actions = list(saved.saved.actions)
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:
@@ -135,12 +150,12 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
     result = replay(rules, game_number, actions)
     report = views.verify_json(rules, game_number, result)
     if saved is not None:
-        report["saved_layout_matches"] = saved_board(rules, saved.stacks) == result.state.board
-        elapsed = elapsed if elapsed is not None else (saved.elapsed or None)
+        report["saved_layout_matches"] = saved.board == result.state.board
+        elapsed = elapsed if elapsed is not None else (saved.saved.elapsed or None)
     if schemes:
         summary = GameSummary.from_replay(result, elapsed=elapsed, timed=timed)
         if saved is not None:  # undone moves are gone from the file; PySolFC counted them
-            summary = attrs.evolve(summary, undos=saved.undo_moves)
+            summary = attrs.evolve(summary, undos=saved.saved.undo_moves)
         report["scores"] = views.scores_json(summary, schemes) if result.ok else None
     if as_json:
         echo_json(report)

@@ -10,24 +10,44 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 
 import plugins
 from api.config import ConfigError, Settings
-from api.pysolfc.games import UnknownGameError, entry_for_game_id
-from api.pysolfc.savefile import SavedGame, SaveFileError, read_save
+from api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
+from api.pysolfc.savefile import MAX_FILE_BYTES, SavedGame, SaveFileError, read_save
+from core.board import Board
 from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from core.notation import Action, NotationError, parse_actions
-from core.registry import ScoringInfo
+from core.registry import PresetInfo, ScoringInfo, VariantInfo
 from core.rules import Rules
 
 EXIT_ILLEGAL_MOVE = 1
-MAX_SAVE_BYTES = 4 * 1024 * 1024
 
 # Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
 # are positive" instead of "no such option".
 NUMBER_ARGUMENTS = {"ignore_unknown_options": True}
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg]
+    """A duration in seconds: a finite number from 0 to a year."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not 0 <= seconds <= 366 * 24 * 3600:  # NaN and infinities fail this too
+            self.fail(f"{value!r} is not a duration from 0 to a year", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 
 def load_catalogue(ctx: click.Context) -> Catalogue:
@@ -105,7 +125,7 @@ def read_save_file(path: Path) -> SavedGame:
     """Read a PySolFC saved game; a usage error when it cannot be read or is not one."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_SAVE_BYTES + 1)
+            data = handle.read(MAX_FILE_BYTES + 1)  # enough to tell it is too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                  param_hint="FILE") from None
@@ -115,13 +135,26 @@ def read_save_file(path: Path) -> SavedGame:
         raise click.BadParameter(f"{path}: {error}", param_hint="FILE") from None
 
 
-def saved_game_rules(ctx: click.Context, saved: SavedGame) -> Rules:
-    """The rules of the game a save holds; a usage error if gapgrid does not know it."""
+@attrs.frozen
+class SavedGameFile:
+    """A PySolFC saved game, the gapgrid game it is, and the layout it holds."""
+
+    saved: SavedGame
+    entry: VariantInfo | PresetInfo
+    rules: Rules
+    board: Board
+
+
+def read_saved_game(ctx: click.Context, path: Path) -> SavedGameFile:
+    """Read a saved game and find its rules and layout; a usage error when any is wrong."""
+    saved = read_save_file(path)
     catalogue = load_catalogue(ctx)
     try:
-        return catalogue.rules(entry_for_game_id(catalogue, saved.game_id).slug)
-    except UnknownGameError as error:
-        raise click.BadParameter(str(error), param_hint="FILE") from None
+        entry = entry_for_game_id(catalogue, saved.game_id)
+        rules = catalogue.rules(entry.slug)
+        return SavedGameFile(saved, entry, rules, saved_board(rules, saved.stacks))
+    except (UnknownGameError, SaveFileError) as error:
+        raise click.BadParameter(f"{path}: {error}", param_hint="FILE") from None
 
 
 def api_settings() -> Settings:

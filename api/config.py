@@ -66,7 +66,7 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     text = env.get(name)
     if not text:
         return default
-    if not text.isdigit() or int(text) == 0:
+    if not (text.isascii() and text.isdigit()) or int(text) == 0:
         raise ConfigError(f"{name} must be a positive whole number, not {text!r}")
     return int(text)
 

@@ -40,7 +40,8 @@ class Problem(Exception):
                                 "detail": self.detail, "instance": request.path}
         if self.errors:
             body["errors"] = self.errors
-        response = Response(json.dumps(body, ensure_ascii=False), status=self.status,
+        # ASCII escapes: a detail may quote client input, lone surrogates included.
+        response = Response(json.dumps(body), status=self.status,
                             mimetype=MEDIA_TYPE)
         response.headers.update(self.headers)
         return response

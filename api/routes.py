@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -22,7 +23,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from api import puzzles, views
 from api.config import Settings
 from api.problems import CONFLICT, Problem, invalid, not_found
-from api.schemas import RequestValidator
+from api.schemas import PLAYER_NAME, RequestValidator, pointer
 from api.store import NewSubmission, Store
 from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
@@ -37,6 +38,7 @@ EXTENSION: Final = "gapgrid"
 JSON_TYPES: Final = ("application/json",)
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 MAX_PER_PAGE: Final = 100
+DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 blueprint = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -102,7 +104,7 @@ def service() -> Service:
 
 def respond(data: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
     """A JSON response."""
-    response = Response(json.dumps(data, ensure_ascii=False), status=status,
+    response = Response(json.dumps(data), status=status,
                         mimetype="application/json")
     response.headers.update(dict(headers or {}))
     return response
@@ -118,6 +120,8 @@ def json_body(schema: str) -> dict[str, Any]:
         body = json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise invalid(f"the body is not valid JSON: {error}", pointer="#") from None
+    except RecursionError:  # a body of thousands of nested brackets
+        raise invalid("the body nests too deeply to be a request", pointer="#") from None
     service().validator.check(schema, body)
     return body  # type: ignore[no-any-return]
 
@@ -137,9 +141,11 @@ def find_entry(name: str) -> VariantInfo | PresetInfo:
 def puzzle_date(text: str) -> datetime.date:
     """The date in a puzzle path: 422 when malformed, 404 outside the served days."""
     try:
+        if not DATE.fullmatch(text):
+            raise ValueError(text)
         date = datetime.date.fromisoformat(text)
     except ValueError:
-        raise invalid(f"{text!r} is not a date like 2026-11-30", parameter="date") from None
+        raise invalid(f"{text[:40]!r} is not a date like 2026-11-30", parameter="date") from None
     today = service().clock().date()
     first = service().settings.first_day
     if date > today:
@@ -250,7 +256,7 @@ def get_deal(slug: str, number: str) -> Response:
             404: ("No such variant.", "Problem")})
 def get_daily(slug: str) -> Response:
     entry = find_entry(slug)
-    today = service().clock().date()
+    today = puzzle_date(service().clock().date().isoformat())
     return cached(stored_puzzle(today, entry), today)
 
 
@@ -274,7 +280,7 @@ def post_verify() -> Response:
     except UnknownVariantError as error:
         raise invalid(str(error), pointer="#/variant") from None
     except OptionError as error:
-        raise invalid(str(error), pointer=f"#/options/{error.key}") from None
+        raise invalid(str(error), pointer=pointer(["options", error.key])) from None
     try:
         deal = parse_deal_number(body["deal"])
     except DealNumberError as error:
@@ -309,6 +315,8 @@ def post_start(date: str, slug: str) -> Response:
 def post_submission(date: str, slug: str) -> Response:
     puzzle = live_puzzle(date, slug)
     body = json_body("SubmissionRequest")
+    if not PLAYER_NAME.fullmatch(body["player"]):
+        raise invalid("the player name has characters that are not allowed", pointer="#/player")
     state = service()
     actions = parse_moves(body["moves"])
     elapsed = token_elapsed(body["token"], puzzle["id"]) if "token" in body else None
@@ -319,7 +327,7 @@ def post_submission(date: str, slug: str) -> Response:
     if not report["ok"]:
         return respond({"puzzle": puzzle["id"], "player": player, "stored": False,
                         "submitted_at": None, "elapsed_seconds": elapsed, "result": report,
-                        "rank": None, "players": state.store.rank(puzzle["id"], player)[1]})
+                        "rank": None, "players": state.store.count(puzzle["id"])})
     par = report["scores"].get("par")
     if par is None:
         raise Problem(500, "Internal Server Error", "the par scheme, which ranks submissions, "

@@ -4,6 +4,7 @@ document is built from the same objects, so the two never disagree.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import jsonschema
@@ -12,6 +13,8 @@ from api.config import Settings
 from api.problems import INVALID_REQUEST, Problem
 
 PLAYER_PATTERN: Final = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.\-]*[A-Za-z0-9_.\-])?$"
+PLAYER_NAME: Final = re.compile(PLAYER_PATTERN[1:-1])
+"""The same rule for :func:`re.fullmatch`: JSON Schema's ``$`` lets a final newline pass."""
 MOVE_LENGTH: Final = 16
 DEAL_LENGTH: Final = 48
 MAX_ERRORS: Final = 10
@@ -56,6 +59,7 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
                                           "starting with a letter or digit."},
                 "moves": _moves(settings),
                 "token": {"type": "string", "minLength": 1, "maxLength": 512,
+                          "pattern": r"^[A-Za-z0-9._\-]+$",
                           "description": "The token from .../start, to have the time scored."},
             },
         },

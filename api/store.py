@@ -11,10 +11,11 @@ by the code, so it holds under any concurrency.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
@@ -85,28 +86,42 @@ class Store:
         connection = self._connection()
         connection.execute("PRAGMA journal_mode = WAL")
         connection.executescript(SCHEMA)
+        self.close()  # a server that forks after this must not share the connection
 
     def _connection(self) -> sqlite3.Connection:
+        """This thread's connection, opened anew in a forked process."""
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
+        if connection is None or getattr(self._local, "pid", None) != os.getpid():
             connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA busy_timeout = 30000")
-            self._local.connection = connection
+            self._local.connection, self._local.pid = connection, os.getpid()
         return connection
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it is stored, or none of it."""
+        with self._transaction("BEGIN IMMEDIATE") as connection:
+            yield connection
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every statement sees the same snapshot."""
+        with self._transaction("BEGIN") as connection:
+            yield connection
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
         connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE")
+        connection.execute(begin)
         try:
             yield connection
+            connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            with suppress(sqlite3.Error):  # a failed COMMIT may have ended it already
+                connection.execute("ROLLBACK")
             raise
-        connection.execute("COMMIT")
 
     # -- puzzles ---------------------------------------------------------------
 
@@ -151,6 +166,12 @@ class Store:
                 (new.puzzle_id, new.player.casefold())).fetchone()
         return Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2])), created
 
+    def count(self, puzzle_id: str) -> int:
+        """How many players have a stored submission for the puzzle."""
+        row = self._connection().execute("SELECT COUNT(*) FROM submissions WHERE puzzle_id = ?",
+                                         (puzzle_id,)).fetchone()
+        return int(row[0])
+
     def rank(self, puzzle_id: str, player: str) -> tuple[int, int]:
         """The player's rank (ties share a rank) and the number of ranked players."""
         row = self._connection().execute(
@@ -163,14 +184,14 @@ class Store:
     def leaderboard(self, puzzle_id: str, offset: int, limit: int
                     ) -> tuple[list[dict[str, Any]], int]:
         """One page of the ranking, and the number of ranked players."""
-        connection = self._connection()
-        total = connection.execute("SELECT COUNT(*) FROM submissions WHERE puzzle_id = ?",
-                                   (puzzle_id,)).fetchone()[0]
-        rows = connection.execute(
-            f"SELECT RANK() OVER (ORDER BY {_ORDER}) AS rank, player, lost, moves, "
-            f"time_unknown, milliseconds, created_at FROM submissions WHERE puzzle_id = ? "
-            f"ORDER BY {_ORDER}, id LIMIT ? OFFSET ?",
-            (puzzle_id, limit, offset)).fetchall()
+        with self._read() as connection:
+            total = connection.execute("SELECT COUNT(*) FROM submissions WHERE puzzle_id = ?",
+                                       (puzzle_id,)).fetchone()[0]
+            rows = connection.execute(
+                f"SELECT RANK() OVER (ORDER BY {_ORDER}) AS rank, player, lost, moves, "
+                f"time_unknown, milliseconds, created_at FROM submissions WHERE puzzle_id = ? "
+                f"ORDER BY {_ORDER}, id LIMIT ? OFFSET ?",
+                (puzzle_id, limit, offset)).fetchall()
         entries = [{"rank": rank, "player": name, "won": not lost, "moves": moves,
                     "seconds": None if unknown else milliseconds / 1000,
                     "submitted_at": created}

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import difflib
 import importlib.metadata
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 import pluggy
 
 from core import hookspecs
 from core.baseline import BaselineRules
+from core.dealnumber import DealNumber
+from core.game import new_game
 from core.registry import (
     OptionInfo,
     PresetInfo,
@@ -35,6 +39,9 @@ from core.registry import (
     normalise_name,
 )
 from core.rules import RedealTiming, RuleError, Rules
+
+RULES_CACHE_SIZE = 256
+"""Rules kept per catalogue: every variant with its usual options, and then some."""
 
 
 class UnknownVariantError(LookupError):
@@ -77,6 +84,9 @@ class LoadedPlugin:
 
     name: str
     plugin: object
+    tried: bool = True
+    """Whether to try the rules of its entries at load time (gapgrid's own plugins are
+    covered by its test suite instead, which keeps start-up quick)."""
 
 
 class Catalogue:
@@ -94,7 +104,8 @@ class Catalogue:
         for entry in entries:
             for other in entry.other_names:
                 self._names.setdefault(normalise_name(other), entry.slug)
-        self._rules_cache: dict[tuple[str, tuple[tuple[str, str], ...]], Rules] = {}
+        self._rules_cache: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], Rules] = (
+            OrderedDict())
 
     # -- names -------------------------------------------------------------
 
@@ -173,6 +184,10 @@ class Catalogue:
         if cached is None:
             cached = self._build_rules(entry, merged)
             self._rules_cache[key] = cached
+            if len(self._rules_cache) > RULES_CACHE_SIZE:  # clients choose the options
+                self._rules_cache.popitem(last=False)
+        else:
+            self._rules_cache.move_to_end(key)
         return cached
 
     def game_plugin_manager(self, variant: VariantInfo, options: Mapping[str, str]
@@ -236,6 +251,8 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
         registry.set_plugin(loaded.name)
         try:
             register(registry=registry)
+            if loaded.tried:
+                _try_new_entries(registry, before)
         except RegistrationError as error:
             registry.restore(before)
             found.append(PluginProblem(loaded.name, str(error)))
@@ -244,6 +261,24 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
             found.append(PluginProblem(loaded.name, f"gapgrid_register failed: "
                                                     f"{type(error).__name__}: {error}"))
     return Catalogue(registry, found)
+
+
+def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> None:
+    """Build the rules of each entry a plugin just added, and deal game 1 with them.
+
+    A rule hook that raises or returns nonsense is found now, at load time,
+    and reported against the plugin, instead of failing every listing later.
+    """
+    known = set(before[0]) | set(before[1])
+    trial = Catalogue(registry, [])
+    for slug in trial.slugs():
+        if slug in known:
+            continue
+        try:
+            new_game(trial.rules(slug), DealNumber(1))
+        except Exception as error:
+            raise RegistrationError(f"{slug}: its rules do not work: "
+                                    f"{type(error).__name__}: {error}") from None
 
 
 def discover_entry_points(group: str = hookspecs.PROJECT_NAME,

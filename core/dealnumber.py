@@ -92,22 +92,33 @@ def parse_deal_number(text: str | int) -> DealNumber:
         cleaned = cleaned[1:].strip()
     ms_match = _MS_PATTERN.fullmatch(cleaned)
     if ms_match:
+        if len(ms_match.group(1).lstrip("0")) > len(str(MS_MAX)):
+            raise DealNumberError(f"{_shorten(original)}: ms game numbers run from ms1 to "
+                                  f"ms{MS_MAX}")
         value = int(ms_match.group(1))
         if not 1 <= value <= MS_MAX:
             raise DealNumberError(
-                f"{original!r}: ms game numbers run from ms1 to ms{MS_MAX}")
+                f"{_shorten(original)}: ms game numbers run from ms1 to ms{MS_MAX}")
         # Below 32000 the prefix changes nothing: "ms617" is game 617.
         return DealNumber(value, ms=value >= MT_FIRST)
     if re.match(r"-\s*[0-9]", cleaned):
-        raise DealNumberError(f"{original!r}: game numbers are positive")
+        raise DealNumberError(f"{_shorten(original)}: game numbers are positive")
     if cleaned.endswith("L"):  # PySolFC drops a trailing L (Python 2 longs)
         cleaned = cleaned[:-1]
     digits = _SEPARATORS.sub("", cleaned)
     if not digits.isascii() or not digits.isdigit():
         raise DealNumberError(
-            f"{original!r} is not a game number: use digits, e.g. 617, ms617 or "
+            f"{_shorten(original)} is not a game number: use digits, e.g. 617, ms617 or "
             f"#00000000000000123456")
+    if len(digits.lstrip("0")) > len(str(MAX_NUMBER)):
+        raise DealNumberError(f"{_shorten(original)}: game numbers go up to 10**20 "
+                              f"({MAX_NUMBER})")
     return _plain_number(int(digits), original)
+
+
+def _shorten(text: str) -> str:
+    """The input as a repr, cut short when long: error messages never echo a flood."""
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
 
 
 def _plain_number(value: int, original: str) -> DealNumber:

@@ -142,6 +142,7 @@ class Registry:
         self._check_new_slug(slug)
         names = tuple(other_names)
         self._check_other_names(slug, names)
+        self._check_slug_is_no_other_name(slug, owner_allowed=None)
         if pysolfc_id is not None:
             if isinstance(pysolfc_id, bool) or not isinstance(pysolfc_id, int) or pysolfc_id <= 0:
                 raise RegistrationError(f"{slug}: the PySolFC id must be a positive integer")
@@ -165,6 +166,8 @@ class Registry:
         self._check_new_slug(slug)
         names = tuple(other_names)
         self._check_other_names(slug, names)
+        # A preset may take its own variant's other name as slug ("gaps" is Montana's Gaps).
+        self._check_slug_is_no_other_name(slug, owner_allowed=base)
         variant = self.variants.get(base)
         if variant is None:
             raise RegistrationError(f"{slug}: base variant {base!r} is not registered")
@@ -217,12 +220,23 @@ class Registry:
                 raise RegistrationError(f"slug {slug!r} is already registered by "
                                         f"{table[slug].plugin}")
 
+    def _check_slug_is_no_other_name(self, slug: str, owner_allowed: str | None) -> None:
+        """A new slug may not take a name another entry answers to: lookups prefer slugs."""
+        entries: list[VariantInfo | PresetInfo] = [*self.variants.values(), *self.presets.values()]
+        for entry in entries:
+            if entry.slug != owner_allowed and slug in {normalise_name(name)
+                                                        for name in entry.other_names}:
+                raise RegistrationError(f"slug {slug!r} is already another name of "
+                                        f"{entry.slug} (plugin {entry.plugin})")
+
     def _check_other_names(self, slug: str, names: tuple[str, ...]) -> None:
         entries: list[VariantInfo | PresetInfo] = [*self.variants.values(), *self.presets.values()]
         for name in names:
             key = normalise_name(name)
             if not key:
                 raise RegistrationError(f"{slug}: other name {name!r} has no letters or digits")
+            if key in self.variants or key in self.presets:
+                raise RegistrationError(f"{slug}: other name {name!r} is already a slug")
             for entry in entries:
                 if key in {normalise_name(other) for other in entry.other_names}:
                     raise RegistrationError(f"{slug}: other name {name!r} already names "

@@ -37,7 +37,7 @@ DISABLE_VARIABLE = "GAPGRID_DISABLE_PLUGINS"
 
 def builtin_plugins() -> list[LoadedPlugin]:
     """Import and return the built-in plugin modules."""
-    return [LoadedPlugin(name, importlib.import_module(f"{__name__}.{name}"))
+    return [LoadedPlugin(name, importlib.import_module(f"{__name__}.{name}"), tried=False)
             for name in BUILTIN_PLUGINS]
 
 

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from api.cli_support import echo_json, json_flag, load_catalogue, read_save_file
+from api.cli_support import echo_json, json_flag, read_saved_game
 from api.pysolfc import install as pysolfc_install
-from api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
 
 
 @click.group()
@@ -73,20 +72,15 @@ def pysolfc_status_command(plugins_dir: Path | None, as_json: bool) -> None:
 @click.pass_context
 def pysolfc_read_save_command(ctx: click.Context, file: Path, as_json: bool) -> None:
     """Print the variant, game number and moves of a PySolFC saved game (.pso)."""
-    saved = read_save_file(file)
-    catalogue = load_catalogue(ctx)
-    try:
-        entry = entry_for_game_id(catalogue, saved.game_id)
-    except UnknownGameError as error:
-        raise click.BadParameter(str(error), param_hint="FILE") from None
-    rules = catalogue.rules(entry.slug)
+    found = read_saved_game(ctx, file)
+    saved = found.saved
     moves = [str(action) for action in saved.actions]
     if as_json:
-        echo_json({"variant": entry.slug, "pysolfc_id": saved.game_id, "deal": str(saved.deal),
-                   "moves": moves, "undos": saved.undo_moves, "redo_stack": saved.redo_stack,
-                   "final": saved_board(rules, saved.stacks).to_rows(),
+        echo_json({"variant": found.entry.slug, "pysolfc_id": saved.game_id,
+                   "deal": str(saved.deal), "moves": moves, "undos": saved.undo_moves,
+                   "redo_stack": saved.redo_stack, "final": found.board.to_rows(),
                    "pysolfc_version": saved.pysolfc_version, "elapsed": saved.elapsed})
         return
-    click.echo(f"{rules.name} (PySolFC game {saved.game_id}), game {saved.deal}")
+    click.echo(f"{found.rules.name} (PySolFC game {saved.game_id}), game {saved.deal}")
     click.echo(f"{len(moves)} moves in effect ({saved.redo_stack} left on the redo stack): "
                + " ".join(moves))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import zlib
 from typing import Final
 
+from api.pysolfc.savefile import SaveFileError
 from core.board import Board
 from core.cards import CARDS_PER_DECK
 from core.catalogue import Catalogue
@@ -70,13 +71,20 @@ def card_of_pysolfc_id(layout: Layout, card_id: int) -> int:
 
 
 def saved_board(rules: Rules, stacks: tuple[tuple[int, ...], ...]) -> Board:
-    """The board a saved game's row stacks hold (PySolFC's first RLEN stacks are the rows)."""
+    """The board a saved game's row stacks hold (PySolFC's first RLEN stacks are the rows).
+
+    Raises :class:`SaveFileError` when the stacks cannot be a game of ``rules``.
+    """
     layout = rules.layout
     if len(stacks) < layout.rlen:
-        raise ValueError(f"the file has {len(stacks)} stacks; {rules.name} has {layout.rlen} slots")
+        raise SaveFileError(f"the file has {len(stacks)} stacks; {rules.name} has "
+                            f"{layout.rlen} slots")
     cells: list[int | None] = []
     for slot, stack in enumerate(stacks[:layout.rlen]):
         if len(stack) > 1:
-            raise ValueError(f"slot {slot} holds {len(stack)} cards")
-        cells.append(card_of_pysolfc_id(layout, stack[0]) if stack else None)
+            raise SaveFileError(f"slot {slot} holds {len(stack)} cards in the file")
+        try:
+            cells.append(card_of_pysolfc_id(layout, stack[0]) if stack else None)
+        except ValueError as error:
+            raise SaveFileError(f"slot {slot}: {error}") from None
     return Board(layout, cells)

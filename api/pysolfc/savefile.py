@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import pickletools
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -24,12 +25,19 @@ from pysol_cards.random import CUSTOM_BIT, MS_LONG_BIT
 from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from core.notation import REDEAL, Action, Move
 
-MAX_FILE_BYTES: Final = 4 * 1024 * 1024
-"""Larger than any real save (a long game is a few kilobytes)."""
+MAX_FILE_BYTES: Final = 1024 * 1024
+"""Far larger than any real save (a game of a thousand moves is some 60 kilobytes)."""
 
 MAX_STACKS: Final = 1024
 MAX_CARDS_PER_STACK: Final = 1024  # PySolFC's own limit when loading
 MAX_HISTORY: Final = 100_000
+MAX_ATOMIC_PER_STEP: Final = 1024  # a two-deck redeal is some 220 atomic moves
+MAX_ATOMIC: Final = 1_000_000
+MAX_GAME_ID: Final = 10_000_000
+MAX_COUNT: Final = 10**9
+MAX_NESTING: Final = 64  # a real save nests some 6 levels deep
+MAX_CONTAINER_ITEMS: Final = 1024  # real dicts hold some 20 items
+MAX_GLOBALS: Final = 64  # a real save names about 10
 
 # Every global a PySolFC save may name. Each becomes an inert stand-in.
 _ALLOWED_MODULE_PREFIXES: Final = ("pysollib.", "pysol_cards.")
@@ -120,8 +128,9 @@ class SavedGame:
 def read_save(data: bytes) -> SavedGame:
     """Read a ``.pso`` file's bytes; raise :class:`SaveFileError` saying why if it is not one."""
     if len(data) > MAX_FILE_BYTES:
-        raise SaveFileError(f"the file is {len(data)} bytes; a PySolFC saved game is far "
-                            f"smaller (limit {MAX_FILE_BYTES})")
+        raise SaveFileError(f"the file is larger than {MAX_FILE_BYTES} bytes; a PySolFC saved "
+                            f"game is far smaller")
+    _prescan(data)
     unpickler = _RestrictedUnpickler(io.BytesIO(data))
     try:
         return _read(_Reader(unpickler.load))
@@ -131,6 +140,92 @@ def read_save(data: bytes) -> SavedGame:
         raise SaveFileError(f"the file is truncated or damaged: {error}") from None
     except Exception as error:  # any other failure means a malformed stream
         raise SaveFileError(f"the file is damaged: {type(error).__name__}: {error}") from None
+
+
+@attrs.define
+class _Item:
+    """What the pre-scan knows of one value on the unpickler's stack."""
+
+    depth: int = 0
+    size: int = 0
+
+
+_MARK: Final = _Item(depth=-1)
+
+
+def _prescan(data: bytes) -> None:
+    """Walk the opcodes before unpickling, refusing what could exhaust memory or the C stack.
+
+    CPython's unpickler grows its memo to any index a file names, and hashes
+    nested tuples recursively in C; a few bytes can make it allocate
+    gigabytes or crash. This pure-Python pass (``pickletools.genops``)
+    simulates the stack to bound nesting depth, container sizes, memo indices
+    and the number of distinct globals, none of which a real save comes near.
+    """
+    stream = io.BytesIO(data)
+    memo: dict[int, _Item] = {}
+    globals_seen: set[str] = set()
+    try:
+        while stream.tell() < len(data):
+            stack: list[_Item] = []
+            for opcode, argument, _ in pickletools.genops(stream):
+                _simulate(opcode, argument, stack, memo, globals_seen)
+    except SaveFileError:
+        raise
+    except Exception as error:  # genops raises ValueError and others on a malformed stream
+        raise SaveFileError(f"the file is truncated or damaged: {error}") from None
+
+
+def _simulate(opcode: pickletools.OpcodeInfo, argument: object, stack: list[_Item],
+              memo: dict[int, _Item], globals_seen: set[str]) -> None:
+    name = opcode.name
+    if name in ("GLOBAL", "INST", "STACK_GLOBAL"):
+        globals_seen.add(str(argument))
+        if len(globals_seen) > MAX_GLOBALS:
+            raise SaveFileError("the file names far more classes than a PySolFC save")
+    if name in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
+        index = len(memo) if name == "MEMOIZE" else int(argument)  # type: ignore[call-overload]
+        if index > len(memo):
+            raise SaveFileError("the file is damaged: its memo skips ahead, which no pickler does")
+        memo[index] = stack[-1] if stack else _Item()
+        return
+    if name in ("GET", "BINGET", "LONG_BINGET"):
+        index = int(argument)  # type: ignore[call-overload]
+        if index not in memo:
+            raise SaveFileError("the file is damaged: it refers to a value it never stored")
+        stack.append(memo[index])
+        return
+    popped: list[_Item] = []
+    markers = pickletools.markobject, pickletools.stackslice
+    if pickletools.stackslice in opcode.stack_before:
+        while stack and stack[-1] is not _MARK:
+            popped.append(stack.pop())
+        if not stack:
+            raise SaveFileError("the file is damaged: a mark is missing")
+        stack.pop()
+    for _ in [item for item in opcode.stack_before if item not in markers]:
+        if not stack:
+            raise SaveFileError("the file is damaged: the stack runs empty")
+        popped.append(stack.pop())
+    added = [item for item in opcode.stack_after if item is not pickletools.markobject]
+    if pickletools.markobject in opcode.stack_after:
+        stack.append(_MARK)
+    if not added:
+        return
+    depth = max((item.depth for item in popped), default=-1) + 1
+    size = 0
+    if name in _HASHED_GROWING and popped:  # dict and set sizes bound hash-collision work
+        size = popped[-1].size + len(popped) - 1
+    elif name in _HASHED_BUILT:
+        size = len(popped)
+    if depth > MAX_NESTING or size > MAX_CONTAINER_ITEMS:
+        raise SaveFileError("the file nests or repeats values far more than a PySolFC save")
+    stack.extend(_Item(depth, size) for _ in added)
+
+
+# Opcodes that grow the dict or set below their arguments, and those that build one.
+_HASHED_GROWING: Final = frozenset({"SETITEM", "SETITEMS", "ADDITEMS"})
+_HASHED_BUILT: Final = frozenset({"DICT", "FROZENSET"})
 
 
 class _Reader:
@@ -151,7 +246,8 @@ class _Reader:
     def integer(self, what: str, low: int, high: int | None = None) -> int:
         value: int = self.next(int, what)
         if value < low or (high is not None and value > high):
-            raise SaveFileError(f"not a PySolFC saved game: {what} is {value}")
+            shown = value if abs(value) < 10**12 else "out of range"
+            raise SaveFileError(f"not a PySolFC saved game: {what} is {shown}")
         return value
 
     def object_of(self, where: str, what: str) -> _Inert:
@@ -168,17 +264,20 @@ def _read(reader: _Reader) -> SavedGame:
     reader.next(tuple, "version tuple")
     bookmark = reader.integer("bookmark flag", 0, 2)
     reader.integer("game version", 1)
-    game_id = reader.integer("game id", 1)
+    game_id = reader.integer("game id", 1, MAX_GAME_ID)
     deal = _deal_number(reader.integer("game number", 1))
     reader.next(object, "generator state")  # recomputed from the game number, never used
     stacks = []
     for _ in range(reader.integer("number of stacks", 1, MAX_STACKS)):
         cards = []
         for _ in range(reader.integer("number of cards", 0, MAX_CARDS_PER_STACK)):
-            cards.append(reader.integer("card id", 0))
+            cards.append(reader.integer("card id", 0, MAX_STACKS * MAX_CARDS_PER_STACK))
             reader.next((int, bool), "face-up flag")
         stacks.append(tuple(cards))
-    talon_round = reader.integer("talon round", 0)
+    all_cards = sorted(card for stack in stacks for card in stack)
+    if all_cards != list(range(len(all_cards))):
+        raise SaveFileError("not a PySolFC saved game: its card ids are not 0, 1, 2, ... once each")
+    talon_round = reader.integer("talon round", 0, MAX_COUNT)
     reader.next((bool, int), "finished flag")
     if bookmark <= 1:
         reader.object_of("pysollib.game.GameSaveInfo", "save info")
@@ -189,11 +288,11 @@ def _read(reader: _Reader) -> SavedGame:
     if bookmark <= 1:
         reader.object_of("pysollib.game.GameGlobalStatsStruct", "global statistics")
         stats = _state_dict(reader.object_of("pysollib.game.GameStatsStruct", "statistics"))
-        undo_moves = _number(stats.get("undo_moves", 0), int)
+        undo_moves = int(_number(stats.get("undo_moves", 0), int))
         elapsed = float(_number(stats.get("elapsed_time", 0.0), (int, float)))
     if reader.next(str, "end marker") != "EOF":
         raise SaveFileError("not a PySolFC saved game: the end marker is missing")
-    actions, redo_stack = _history(moves)
+    actions, redo_stack = _history(moves, len(stacks))
     return SavedGame(pysolfc_version=version, game_id=game_id, deal=deal, stacks=tuple(stacks),
                      talon_round=talon_round, actions=tuple(actions), redo_stack=redo_stack,
                      undo_moves=undo_moves, elapsed=elapsed)
@@ -219,12 +318,14 @@ def _state_dict(stand_in: _Inert) -> dict[str, object]:
 
 
 def _number(value: object, kind: type | tuple[type, ...]) -> Any:
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise SaveFileError("not a PySolFC saved game: a statistic is not a number")
+    """A statistic: a finite number from 0 to a billion."""
+    # NaN and infinities fail the range test too.
+    if not isinstance(value, kind) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:  # type: ignore[operator]
+        raise SaveFileError("not a PySolFC saved game: a statistic is not a sensible number")
     return value
 
 
-def _history(moves: _Inert) -> tuple[list[Action], int]:
+def _history(moves: _Inert, stacks: int) -> tuple[list[Action], int]:
     """Turn PySolFC's move history into actions; return them and the redo stack's length."""
     state = _state_dict(moves)
     history, index = state.get("history"), state.get("index")
@@ -232,13 +333,17 @@ def _history(moves: _Inert) -> tuple[list[Action], int]:
         raise SaveFileError("not a PySolFC saved game: the move history is malformed")
     if not 0 <= index <= len(history) or len(history) > MAX_HISTORY:
         raise SaveFileError("not a PySolFC saved game: the move history is malformed")
-    actions = [_action(step, number) for number, step in enumerate(history[:index])]
+    steps = history[:index]
+    if sum(len(step) if isinstance(step, list) else 1 for step in steps) > MAX_ATOMIC:
+        raise SaveFileError("not a PySolFC saved game: the history is impossibly long")
+    actions = [_action(step, number, stacks) for number, step in enumerate(steps)]
     return actions, len(history) - index
 
 
-def _action(step: object, number: int) -> Action:
+def _action(step: object, number: int, stacks: int) -> Action:
     """One history entry (a list of atomic moves) as a move or a redeal."""
-    if not isinstance(step, list) or not step or not all(isinstance(a, _Inert) for a in step):
+    if (not isinstance(step, list) or not step or len(step) > MAX_ATOMIC_PER_STEP
+            or not all(isinstance(a, _Inert) for a in step)):
         raise SaveFileError(f"step {number} of the history is malformed")
     kinds = [atomic.where for atomic in step]
     if "pysollib.move.ANextRoundMove" in kinds:
@@ -250,7 +355,7 @@ def _action(step: object, number: int) -> Action:
                             f"family")
     fields = _state_dict(step[0])
     source, target, count = (fields.get(key) for key in ("from_stack_id", "to_stack_id", "ncards"))
-    if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 0
-               for value in (source, target, count)) or count != 1:
-        raise SaveFileError(f"step {number} is not a one-card move")
+    if not all(isinstance(value, int) and not isinstance(value, bool) and 0 <= value < stacks
+               for value in (source, target)) or count != 1:
+        raise SaveFileError(f"step {number} is not a one-card move between the file's stacks")
     return Move(source, target)  # type: ignore[arg-type]

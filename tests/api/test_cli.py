@@ -150,3 +150,24 @@ def test_scoring_lists_the_schemes() -> None:
     code, output = run("scoring")
     assert code == 0
     assert [line.split()[0] for line in output.splitlines()] == ["cards", "frontier", "par"]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e308", "soon"])
+def test_elapsed_must_be_a_real_duration(value: str) -> None:
+    """--elapsed refuses NaN, infinities, negatives and nonsense with exit 2."""
+    code, output = run("verify", "montana", "1", "--scoring", "all", "--elapsed", value)
+    assert code == 2 and "--elapsed" in output
+
+
+def test_an_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug is never mistaken for a refused move (1) or a usage error (2)."""
+    import api.cli
+
+    def broken() -> None:
+        raise RuntimeError("disk on fire")
+    monkeypatch.setattr(api.cli, "main", broken)
+    with pytest.raises(SystemExit) as exit_status:
+        api.cli.run()
+    assert exit_status.value.code == 3
+    assert "internal error: RuntimeError: disk on fire" in capsys.readouterr().err

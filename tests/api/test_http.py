@@ -138,6 +138,9 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
     problem(client.post("/v1/verify", data='{"variant": NaN}', content_type="application/json"),
             422)
     problem(client.post("/v1/verify", data=b"\xff\xfe", content_type="application/json"), 422)
+    nested = "[" * 100_000 + "]" * 100_000
+    body = problem(client.post("/v1/verify", data=nested, content_type="application/json"), 422)
+    assert "nests too deeply" in body["detail"]
 
 
 def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:
@@ -377,3 +380,49 @@ def test_bad_configuration_is_refused_by_name(variable: str, value: str) -> None
     from api.config import ConfigError, Settings
     with pytest.raises(ConfigError, match=variable):
         Settings.from_environment({variable: value})
+
+
+# -- found in review -------------------------------------------------------------------------
+
+
+def test_absurd_inputs_are_422_not_500(client: FlaskClient) -> None:
+    """A 5000-digit game number, lone surrogates, odd option keys and dates are refused cleanly."""
+    problem(client.get("/v1/variants/montana/deals/" + "1" * 5000), 422)
+    problem(client.get("/v1/variants/montana/deals/ms" + "1" * 5000), 422)
+    body = problem(client.post("/v1/verify", data='{"variant": "montana", "deal": "1", '
+                                                  '"moves": [], "options": {"\\ud800": 1}}',
+                               content_type="application/json"), 422)
+    assert body["errors"][0]["pointer"].startswith("#/options/")
+    escaped = problem(client.post("/v1/verify", json={"variant": "montana", "deal": "1",
+                                                      "moves": [], "options": {"a/b~c": 1}}), 422)
+    assert escaped["errors"][0]["pointer"] == "#/options/a~1b~0c"
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    token = problem(client.post(url, data='{"player": "bob", "moves": [], "token": "\\ud800"}',
+                                content_type="application/json"), 422)
+    assert token["errors"][0]["pointer"] == "#/token"
+    problem(client.get("/v1/puzzles/20261130/montana"), 422)
+    problem(client.get("//v1/variants"), 404)
+
+
+def test_a_name_ending_in_a_newline_is_refused(client: FlaskClient) -> None:
+    """'bob\\n' is not a second Bob: names are checked as a whole."""
+    body = problem(client.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                               json={"player": "bob\n", "moves": []}), 422)
+    assert body["errors"][0]["pointer"] == "#/player"
+
+
+def test_refused_submission_reports_the_players_count(client: FlaskClient) -> None:
+    """An illegal submission is not stored, but the answer counts the players who are."""
+    url = f"/v1/puzzles/{TODAY}/montana/submissions"
+    for player in ("Ann", "Ben", "Cat"):
+        assert client.post(url, json={"player": player, "moves": []}).status_code == 201
+    data = client.post(url, json={"player": "Dan", "moves": ["0-0"]}).get_json()
+    assert (data["stored"], data["players"]) == (False, 3)
+
+
+def test_daily_before_the_first_day_is_404(make_app: Callable[..., Flask]) -> None:
+    """Before GAPGRID_FIRST_DAY there is no daily puzzle, and none is stored."""
+    import datetime
+    client = make_app(first_day=datetime.date(2027, 1, 1)).test_client()
+    assert "puzzles start on 2027-01-01" in problem(client.get("/v1/daily/montana"),
+                                                    404)["detail"]

@@ -183,3 +183,50 @@ def test_a_layout_hook_from_a_variant_reaches_the_rules() -> None:
         registry.add_variant(slug="wide", name="Wide", rules=Wide())
     catalogue = _with(_plugin("wide", hookimpl(register)))
     assert catalogue.rules("wide").layout.rows == 8
+
+
+def test_a_plugin_may_not_take_another_variants_other_name_as_slug() -> None:
+    """'addiction' names Spaces: a plugin registering it as a slug is refused, not obeyed."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="addiction", name="My Addiction")
+    catalogue = _with(_plugin("hijack", hookimpl(register)))
+    assert "already another name of spaces" in catalogue.problems[0].reason
+    assert catalogue.lookup("addiction").slug == "spaces"
+
+
+def test_an_other_name_may_not_be_a_slug() -> None:
+    """An other name equal to a slug could never be looked up: refused."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="mine", name="Mine", other_names=("Jungle",))
+    catalogue = _with(_plugin("shadow", hookimpl(register)))
+    assert "is already a slug" in catalogue.problems[0].reason
+
+
+def test_a_preset_may_take_its_own_variants_other_name() -> None:
+    """The gaps preset is Montana, which PySolFC also calls Gaps: allowed, and it wins."""
+    catalogue = plugins.load_catalogue(entry_points=False, disabled=())
+    assert catalogue.lookup("gaps").slug == "gaps"
+    assert "Gaps" in catalogue.variants["montana"].other_names
+
+
+def test_a_third_party_variant_whose_rules_fail_is_reported_at_load() -> None:
+    """Rules that raise are tried at load time: the plugin is reported, listings still work."""
+    class Broken:
+        @hookimpl
+        def gapgrid_fill_rule(self, layout: Layout) -> None:
+            raise RuntimeError("no fill for you")
+
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="broken", name="Broken", rules=Broken())
+    catalogue = _with(_plugin("broken", hookimpl(register)))
+    assert "broken: its rules do not work" in catalogue.problems[0].reason
+    assert "broken" not in catalogue.variants
+    assert all(catalogue.rules(slug) for slug in catalogue.slugs())
+
+
+def test_the_rules_cache_is_bounded(catalogue: Catalogue) -> None:
+    """Clients choose option values, so the cache of built rules cannot grow without end."""
+    from core.catalogue import RULES_CACHE_SIZE
+    for count in range(RULES_CACHE_SIZE + 50):
+        catalogue.rules("montana", {"redeals": count})
+    assert len(catalogue._rules_cache) == RULES_CACHE_SIZE

@@ -179,3 +179,57 @@ def test_command_line_refuses_a_hostile_file(tmp_path: Path, marker: Path) -> No
     assert result.exit_code == 2
     assert "os.system" in result.output or "posix.system" in result.output
     assert not marker.exists()
+
+
+# -- resource attacks and impossible values (found in review) ----------------------------
+
+from tests.api.pysolfc.fake_saves import fake_save  # noqa: E402
+
+
+def test_a_sound_hand_made_save_reads() -> None:
+    """The hand-made saves below are refused for their one flaw, not for being hand-made."""
+    saved = read_save(fake_save(history=[[(12, 2, 1)]]))
+    assert [str(action) for action in saved.actions] == ["12-2"]
+    assert saved.elapsed == 1.5
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\x80\x02Nr\x00\x00\x00\x10.", "memo skips ahead"),
+    (b"\x80\x02}(" + b")" + b"\x85" * 200 + b"Nu.", "nests or repeats"),
+    (b"\x80\x02(" + b"".join(b"cpysollib.x\nC%d\n" % n for n in range(100)) + b"t.",
+     "far more classes"),
+    (b"\x80\x02}(" + b"".join(b"K%c" % (n % 256) + b"N" for n in range(600))
+     + b"".join(b"M" + n.to_bytes(2, "little") + b"N" for n in range(600)) + b"u.",
+     "nests or repeats"),
+    (b"\x80\x02h\x05.", "never stored"),
+])
+def test_resource_attacks_are_refused_before_unpickling(data: bytes, message: str) -> None:
+    """A memo index far ahead (gigabytes), deep tuples (a C-stack crash), a flood of classes
+    or a huge dict (hash collisions) are refused by the pre-scan, quickly."""
+    with pytest.raises(SaveFileError, match=message):
+        read_save(data)
+
+
+@pytest.mark.parametrize(("save", "message"), [
+    (fake_save(stats={"undo_moves": -5, "elapsed_time": 0.0}), "statistic"),
+    (fake_save(stats={"undo_moves": 0, "elapsed_time": float("nan")}), "statistic"),
+    (fake_save(stats={"undo_moves": 0, "elapsed_time": float("inf")}), "statistic"),
+    (fake_save(game_id=10**5000), "game id is out of range"),
+    (fake_save(stacks=[[0], [0]] + [[card] for card in range(2, 52)] + [[]]), "card ids"),
+    (fake_save(history=[[(12, 999, 1)]]), "one-card move between the file's stacks"),
+    (fake_save(history=[[(12, 2, 2)]]), "one-card move"),
+    (fake_save(history=[[(12, 2, 1)] * 2000]), "malformed"),
+])
+def test_impossible_values_are_refused(save: bytes, message: str) -> None:
+    """Negative or non-finite statistics, absurd ids, repeated cards and impossible moves."""
+    with pytest.raises(SaveFileError, match=message):
+        read_save(save)
+
+
+def test_layout_that_is_no_game_of_its_variant_is_a_usage_error(tmp_path: Path) -> None:
+    """Two cards in one slot read as a save but are no Montana layout: exit 2, not a crash."""
+    stacks = [[0, 1]] + [[card] for card in range(2, 52)] + [[]]
+    path = tmp_path / "two.pso"
+    path.write_bytes(fake_save(stacks=stacks))
+    result = CliRunner().invoke(main, ["pysolfc", "read-save", str(path)])
+    assert result.exit_code == 2 and "slot 0 holds 2 cards" in result.output
