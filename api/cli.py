@@ -47,7 +47,7 @@ from core.catalogue import UnknownVariantError
 from core.dealnumber import DealNumber
 from core.game import new_game
 from core.replay import ReplayResult, replay
-from core.rules import Rules, describe_redeals
+from core.rules import Rules
 from core.scoring import GameSummary
 
 
@@ -88,7 +88,7 @@ def variants(ctx: click.Context, as_json: bool) -> None:
         pysolfc = f"PySolFC {entry['pysolfc_id']}" if entry["pysolfc_id"] else entry["kind"]
         names = f" (also {', '.join(entry['other_names'])})" if entry["other_names"] else ""
         shape = f"{entry['rows']}x{entry['rstep']}"
-        redeals = describe_redeals(-1 if entry["redeals"] == "unlimited" else entry["redeals"])
+        redeals = str(entry["redeals"])  # a number, or "unlimited"
         click.echo(f"{entry['slug']:<20} {shape:>5}  redeals {redeals:<9} {pysolfc:<12} "
                    f"{entry['name']}{names}")
 

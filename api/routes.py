@@ -146,6 +146,11 @@ def puzzle_date(text: str) -> datetime.date:
         date = datetime.date.fromisoformat(text)
     except ValueError:
         raise invalid(f"{text[:40]!r} is not a date like 2026-11-30", parameter="date") from None
+    return served(date)
+
+
+def served(date: datetime.date) -> datetime.date:
+    """``date``, if it has a puzzle: from the first day to today (UTC); 404 otherwise."""
     today = service().clock().date()
     first = service().settings.first_day
     if date > today:
@@ -220,9 +225,6 @@ def variant_document(entry: VariantInfo | PresetInfo) -> dict[str, Any]:
 
 # -- handlers ----------------------------------------------------------------------------
 
-NOT_FOUND_RESPONSE: Final = (404, ("No such variant or puzzle.", "Problem"))
-
-
 @operation("GET", "/variants", "Every variant and preset.",
            {200: ("The variants, then the presets.", "VariantList")})
 def list_variants() -> Response:
@@ -256,7 +258,7 @@ def get_deal(slug: str, number: str) -> Response:
             404: ("No such variant.", "Problem")})
 def get_daily(slug: str) -> Response:
     entry = find_entry(slug)
-    today = puzzle_date(service().clock().date().isoformat())
+    today = served(service().clock().date())
     return cached(stored_puzzle(today, entry), today)
 
 

@@ -50,11 +50,6 @@ def entry_json(catalogue: Catalogue, entry: VariantInfo | PresetInfo) -> dict[st
     }
 
 
-def rows_json(board: Board) -> list[list[str | None]]:
-    """The board as rows of card codes, None (JSON null) for a gap."""
-    return board.to_rows()
-
-
 def deal_json(rules: Rules, deal: DealNumber, board: Board) -> dict[str, Any]:
     """The answer of ``gapgrid deal --json``."""
     return {
@@ -62,7 +57,7 @@ def deal_json(rules: Rules, deal: DealNumber, board: Board) -> dict[str, Any]:
         "deal": str(deal),
         "pysolfc_title": deal.pysolfc_title,
         "options": dict(rules.options),
-        "rows": rows_json(board),
+        "rows": board.to_rows(),
     }
 
 
@@ -79,7 +74,7 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[st
         "moves_applied": result.applied,
         "redeals_used": state.redeals_used,
         "redeals_left": _left(rules, state.redeals_used),
-        "rows": rows_json(state.board),
+        "rows": state.board.to_rows(),
         "error": None if error is None else {
             "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
         },

@@ -78,7 +78,3 @@ class Board:
     def finished_rows(self) -> int:
         """Return the number of rows whose run is complete."""
         return runs.finished_rows(self.layout, self.cells)
-
-    def with_cells(self, cells: Iterable[int | None]) -> Board:
-        """Return a board of the same layout holding ``cells``."""
-        return Board(self.layout, tuple(cells))

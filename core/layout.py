@@ -131,10 +131,6 @@ class Layout:
         """Tell whether ``slot`` is on the board."""
         return 0 <= slot < self.rlen
 
-    def describe_slot(self, slot: int) -> str:
-        """Return ``"row R, column C"`` (counted from 1) for messages."""
-        return f"row {self.row_of(slot) + 1}, column {self.column_of(slot) + 1}"
-
     def deck_cards(self) -> list[int]:
         """Return every card of the game in PySolFC's creation order.
 

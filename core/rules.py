@@ -139,11 +139,6 @@ class Rules:
         return None if self.unlimited_redeals else max(self.redeals - used, 0)
 
 
-def describe_redeals(count: int) -> str:
-    """Return a redeal count as text: ``"2"`` or ``"unlimited"``."""
-    return "unlimited" if count == UNLIMITED else str(count)
-
-
 def redeals_json(count: int) -> int | str:
     """Return a redeal count for JSON: an integer or ``"unlimited"``."""
     return "unlimited" if count == UNLIMITED else count

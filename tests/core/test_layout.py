@@ -81,11 +81,6 @@ def test_with_decks_repeats_the_rows() -> None:
     assert (double.rows, double.rstep, double.decks, double.rlen) == (8, 14, 2, 112)
 
 
-def test_describe_slot_counts_from_one() -> None:
-    """Messages say rows and columns the way people count them."""
-    assert MONTANA.describe_slot(14) == "row 2, column 2"
-
-
 @pytest.mark.parametrize("kwargs", [
     dict(rows=0, rstep=13, rbase=1),
     dict(rows=4, rstep=1, rbase=1),
