@@ -15,7 +15,7 @@ import hashlib
 import hmac
 from typing import Any, Final
 
-from api.pysolfc.games import pysolfc_id_of, pysolfc_name
+from api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
 from api.store import Store
 from core.catalogue import Catalogue
 from core.dealnumber import DealNumber
@@ -55,7 +55,7 @@ def iso(moment: datetime.datetime) -> str:
 
 def pysolfc_instructions(entry: VariantInfo | PresetInfo, deal: DealNumber) -> str:
     """How to open a puzzle in PySolFC."""
-    plugin = "" if isinstance(entry, VariantInfo) and entry.pysolfc_id else (
+    plugin = "" if in_pysolfc(entry) else (
         ", which `gapgrid pysolfc install` adds to PySolFC,")
     return (f"In PySolFC, choose the game {pysolfc_name(entry)}{plugin} then File > Select "
             f"game by number... and enter {deal.pysolfc_title}.")

@@ -25,7 +25,7 @@ from pysollib.games.montana import Montana, Montana_Hint, Montana_RowStack, Mont
 from pysollib.stack import BasicRowStack, StackWrapper
 
 import plugins
-from api.pysolfc.games import pysolfc_id_of, pysolfc_name
+from api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
 from core.catalogue import Catalogue
 from core.dealnumber import GameRandom
 from core.redeals import gathered_slots
@@ -179,8 +179,4 @@ def register_games(catalogue: Catalogue | None = None) -> list[str]:
 
 
 def _slugs_pysolfc_lacks(catalogue: Catalogue) -> Iterable[str]:
-    for slug in catalogue.slugs():
-        entry = catalogue.lookup(slug)
-        if not (isinstance(entry, VariantInfo) and entry.pysolfc_id is not None):
-            yield slug
-
+    return [slug for slug in catalogue.slugs() if not in_pysolfc(catalogue.lookup(slug))]

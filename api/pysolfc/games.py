@@ -38,6 +38,11 @@ def gapgrid_game_id(slug: str) -> int:
     return WIZARD_IDS[1] + 1 + (offset - below_wizard)
 
 
+def in_pysolfc(entry: VariantInfo | PresetInfo) -> bool:
+    """Whether PySolFC has the game itself (otherwise gapgrid's plugin adds it)."""
+    return isinstance(entry, VariantInfo) and entry.pysolfc_id is not None
+
+
 def pysolfc_id_of(entry: VariantInfo | PresetInfo) -> int:
     """The id PySolFC knows the entry by: its own id, or the one gapgrid derives."""
     if isinstance(entry, VariantInfo) and entry.pysolfc_id is not None:
@@ -47,9 +52,7 @@ def pysolfc_id_of(entry: VariantInfo | PresetInfo) -> int:
 
 def pysolfc_name(entry: VariantInfo | PresetInfo) -> str:
     """The name PySolFC shows: its own for its games, marked "(gapgrid)" for those gapgrid adds."""
-    if isinstance(entry, VariantInfo) and entry.pysolfc_id is not None:
-        return entry.name
-    return f"{entry.name} (gapgrid)"
+    return entry.name if in_pysolfc(entry) else f"{entry.name} (gapgrid)"
 
 
 def entry_for_game_id(catalogue: Catalogue, game_id: int) -> VariantInfo | PresetInfo:

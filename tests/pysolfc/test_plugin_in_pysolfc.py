@@ -21,7 +21,7 @@ import pytest
 
 import plugins
 from api.pysolfc import install
-from api.pysolfc.games import gapgrid_game_id, pysolfc_id_of, pysolfc_name
+from api.pysolfc.games import gapgrid_game_id, in_pysolfc, pysolfc_name
 from api.pysolfc.savefile import read_save
 from core.catalogue import Catalogue
 from core.dealnumber import parse_deal_number
@@ -36,8 +36,7 @@ if PYSOLFC is None:
                 allow_module_level=True)
 
 CATALOGUE = plugins.load_catalogue(disabled=())
-ADDED = [slug for slug in CATALOGUE.slugs()
-         if pysolfc_id_of(CATALOGUE.lookup(slug)) == gapgrid_game_id(slug)]
+ADDED = [slug for slug in CATALOGUE.slugs() if not in_pysolfc(CATALOGUE.lookup(slug))]
 
 
 @pytest.fixture(scope="module")
