@@ -16,13 +16,13 @@ from collections.abc import Callable
 from flask import Flask
 from itsdangerous import URLSafeTimedSerializer
 
-import plugins
-from api.config import Settings
-from api.problems import register_error_handlers
-from api.routes import EXTENSION, Service, blueprint
-from api.schemas import RequestValidator
-from api.store import Store
-from core.catalogue import Catalogue
+from gapgrid import plugins
+from gapgrid.api.config import Settings
+from gapgrid.api.problems import register_error_handlers
+from gapgrid.api.routes import EXTENSION, Service, blueprint
+from gapgrid.api.schemas import RequestValidator
+from gapgrid.api.store import Store
+from gapgrid.core.catalogue import Catalogue
 
 _log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from typing import Any
 import attrs
 import click
 
-from api import render, views
-from api.cli_support import (
+from gapgrid.api import render, views
+from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     NUMBER_ARGUMENTS,
     SECONDS,
@@ -40,15 +40,15 @@ from api.cli_support import (
     resolve_rules,
     resolve_schemes,
 )
-from api.puzzles import daily_puzzle
-from api.pysolfc.cli import pysolfc
-from api.store import Store
-from core.catalogue import UnknownVariantError
-from core.dealnumber import DealNumber
-from core.game import new_game
-from core.replay import ReplayResult, replay
-from core.rules import Rules
-from core.scoring import GameSummary
+from gapgrid.api.puzzles import daily_puzzle
+from gapgrid.api.pysolfc.cli import pysolfc
+from gapgrid.api.store import Store
+from gapgrid.core.catalogue import UnknownVariantError
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import new_game
+from gapgrid.core.replay import ReplayResult, replay
+from gapgrid.core.rules import Rules
+from gapgrid.core.scoring import GameSummary
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -211,7 +211,7 @@ def serve(host: str, port: int, threads: int) -> None:
 
     import waitress
 
-    from api.app import create_app
+    from gapgrid.api.app import create_app
 
     logging.basicConfig(level=logging.INFO, format="gapgrid: %(levelname)s: %(message)s")
     settings = api_settings()

@@ -13,16 +13,16 @@ from typing import Any
 import attrs
 import click
 
-import plugins
-from api.config import ConfigError, Settings
-from api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
-from api.pysolfc.savefile import MAX_FILE_BYTES, SavedGame, SaveFileError, read_save
-from core.board import Board
-from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
-from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
-from core.notation import Action, NotationError, parse_actions
-from core.registry import PresetInfo, ScoringInfo, VariantInfo
-from core.rules import Rules
+from gapgrid import plugins
+from gapgrid.api.config import ConfigError, Settings
+from gapgrid.api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
+from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES, SavedGame, SaveFileError, read_save
+from gapgrid.core.board import Board
+from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
+from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
+from gapgrid.core.notation import Action, NotationError, parse_actions
+from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
+from gapgrid.core.rules import Rules
 
 EXIT_ILLEGAL_MOVE = 1
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from api.config import Settings
-from api.problems import MEDIA_TYPE
-from api.routes import OPERATIONS, Operation
-from api.schemas import RESPONSE_SCHEMAS, request_schemas
+from gapgrid.api.config import Settings
+from gapgrid.api.problems import MEDIA_TYPE
+from gapgrid.api.routes import OPERATIONS, Operation
+from gapgrid.api.schemas import RESPONSE_SCHEMAS, request_schemas
 
 PATH_PARAMETERS = {
     "slug": {"description": "A variant or preset slug (or another name).",

@@ -15,12 +15,12 @@ import hashlib
 import hmac
 from typing import Any, Final
 
-from api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
-from api.store import Store
-from core.catalogue import Catalogue
-from core.dealnumber import DealNumber
-from core.game import new_game
-from core.registry import PresetInfo, VariantInfo
+from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
+from gapgrid.api.store import Store
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import new_game
+from gapgrid.core.registry import PresetInfo, VariantInfo
 
 RULES_VERSION: Final = "1"
 """Bumped whenever a rule of an existing variant changes; stored with each puzzle."""

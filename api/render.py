@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from core.board import Board
-from core.cards import card_symbol, is_red
+from gapgrid.core.board import Board
+from gapgrid.core.cards import card_symbol, is_red
 
 CELL_WIDTH = 4
 

@@ -20,19 +20,19 @@ import attrs
 from flask import Blueprint, Response, current_app, request, url_for
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from api import puzzles, views
-from api.config import Settings
-from api.problems import CONFLICT, Problem, invalid, not_found
-from api.schemas import PLAYER_NAME, RequestValidator, pointer
-from api.store import NewSubmission, Store
-from core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
-from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
-from core.game import new_game
-from core.notation import Action, NotationError, parse_actions
-from core.registry import PresetInfo, VariantInfo
-from core.replay import replay
-from core.rules import Rules
-from core.scoring import GameSummary
+from gapgrid.api import puzzles, views
+from gapgrid.api.config import Settings
+from gapgrid.api.problems import CONFLICT, Problem, invalid, not_found
+from gapgrid.api.schemas import PLAYER_NAME, RequestValidator, pointer
+from gapgrid.api.store import NewSubmission, Store
+from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
+from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import Action, NotationError, parse_actions
+from gapgrid.core.registry import PresetInfo, VariantInfo
+from gapgrid.core.replay import replay
+from gapgrid.core.rules import Rules
+from gapgrid.core.scoring import GameSummary
 
 EXTENSION: Final = "gapgrid"
 JSON_TYPES: Final = ("application/json",)
@@ -415,5 +415,5 @@ def _query_int(name: str, default: int, low: int, high: int | None) -> int:
 @operation("GET", "/openapi.json", "This API's OpenAPI 3.1 document.",
            {200: ("The document.", None)})
 def get_openapi() -> Response:
-    from api.openapi import openapi_document
+    from gapgrid.api.openapi import openapi_document
     return respond(openapi_document(service().settings))

@@ -9,8 +9,8 @@ from typing import Any, Final
 
 import jsonschema
 
-from api.config import Settings
-from api.problems import INVALID_REQUEST, Problem
+from gapgrid.api.config import Settings
+from gapgrid.api.problems import INVALID_REQUEST, Problem
 
 PLAYER_PATTERN: Final = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.\-]*[A-Za-z0-9_.\-])?$"
 PLAYER_NAME: Final = re.compile(PLAYER_PATTERN[1:-1])

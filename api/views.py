@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.board import Board
-from core.catalogue import Catalogue
-from core.dealnumber import DealNumber
-from core.registry import PresetInfo, ScoringInfo, VariantInfo
-from core.replay import ReplayResult
-from core.rules import Rules, redeals_json
-from core.scoring import GameSummary
+from gapgrid.core.board import Board
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
+from gapgrid.core.replay import ReplayResult
+from gapgrid.core.rules import Rules, redeals_json
+from gapgrid.core.scoring import GameSummary
 
 
 def entry_json(catalogue: Catalogue, entry: VariantInfo | PresetInfo) -> dict[str, Any]:

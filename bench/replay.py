@@ -26,11 +26,11 @@ import statistics
 import time
 from pathlib import Path
 
-import plugins
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import REDEAL, UNDO, parse_actions
-from core.replay import replay
+from gapgrid import plugins
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import REDEAL, UNDO, parse_actions
+from gapgrid.core.replay import replay
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pysolfc-games.jsonl"
 

@@ -6,11 +6,11 @@ nothing more. A fresh instance is registered in each game's plugin manager.
 
 from __future__ import annotations
 
-from core import deals, fills, redeals
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.rules import DealStyle, FillRule, KeepRule, RedealPlacement, RedealTiming, WonRule
-from core.runs import Cells, all_rows_finished
+from gapgrid.core import deals, fills, redeals
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import DealStyle, FillRule, KeepRule, RedealPlacement, RedealTiming, WonRule
+from gapgrid.core.runs import Cells, all_rows_finished
 
 MONTANA_LAYOUT = Layout(rows=4, rstep=13, rbase=1)
 """Four rows of thirteen, rows headed by a 2, one full deck (PySolFC: 52, 13, 1)."""

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from core import runs
-from core.cards import CardCodeError, card_code, parse_card
-from core.layout import Layout
+from gapgrid.core import runs
+from gapgrid.core.cards import CardCodeError, card_code, parse_card
+from gapgrid.core.layout import Layout
 
 
 class BoardError(ValueError):

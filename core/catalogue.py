@@ -25,11 +25,11 @@ from typing import Any
 import attrs
 import pluggy
 
-from core import hookspecs
-from core.baseline import BaselineRules
-from core.dealnumber import DealNumber
-from core.game import new_game
-from core.registry import (
+from gapgrid.core import hookspecs
+from gapgrid.core.baseline import BaselineRules
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import new_game
+from gapgrid.core.registry import (
     OptionInfo,
     PresetInfo,
     RegistrationError,
@@ -38,7 +38,7 @@ from core.registry import (
     VariantInfo,
     normalise_name,
 )
-from core.rules import RedealTiming, RuleError, Rules
+from gapgrid.core.rules import RedealTiming, RuleError, Rules
 
 RULES_CACHE_SIZE = 256
 """Rules kept per catalogue: every variant with its usual options, and then some."""

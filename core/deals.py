@@ -12,10 +12,10 @@ from __future__ import annotations
 import attrs
 from pysol_cards.cards import ms_rearrange
 
-from core.cards import RANKS_PER_SUIT, suit_of
-from core.dealnumber import DealNumber, GameRandom
-from core.layout import Layout
-from core.rules import DealStyle, RuleError
+from gapgrid.core.cards import RANKS_PER_SUIT, suit_of
+from gapgrid.core.dealnumber import DealNumber, GameRandom
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import DealStyle, RuleError
 
 
 def shuffled_deck(layout: Layout, deal: DealNumber, random: GameRandom) -> list[int]:

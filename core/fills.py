@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import attrs
 
-from core.cards import RANK_NAMES, RANKS_PER_SUIT, card_code, rank_of, suit_of
-from core.layout import Layout
-from core.runs import Cells
+from gapgrid.core.cards import RANK_NAMES, RANKS_PER_SUIT, card_code, rank_of, suit_of
+from gapgrid.core.layout import Layout
+from gapgrid.core.runs import Cells
 
 _NONE = -1  # "no card": never equal to a card
 

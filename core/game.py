@@ -20,13 +20,13 @@ from collections.abc import Hashable, Iterator
 
 import attrs
 
-from core.board import Board
-from core.cards import card_code
-from core.dealnumber import DealNumber, GameRandom
-from core.deals import deal_cells
-from core.notation import REDEAL, Action, Move, Redeal, Undo
-from core.redeals import redeal_cells
-from core.rules import RedealTiming, Rules
+from gapgrid.core.board import Board
+from gapgrid.core.cards import card_code
+from gapgrid.core.dealnumber import DealNumber, GameRandom
+from gapgrid.core.deals import deal_cells
+from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
+from gapgrid.core.redeals import redeal_cells
+from gapgrid.core.rules import RedealTiming, Rules
 
 
 @attrs.frozen

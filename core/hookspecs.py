@@ -23,9 +23,16 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from core.layout import Layout
-    from core.registry import Registry
-    from core.rules import DealStyle, FillRule, KeepRule, RedealPlacement, RedealTiming, WonRule
+    from gapgrid.core.layout import Layout
+    from gapgrid.core.registry import Registry
+    from gapgrid.core.rules import (
+        DealStyle,
+        FillRule,
+        KeepRule,
+        RedealPlacement,
+        RedealTiming,
+        WonRule,
+    )
 
 PROJECT_NAME = "gapgrid"
 """The pluggy project name and the entry-point group third-party plugins use."""

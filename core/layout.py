@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
-from core.cards import KING, RANKS_PER_SUIT, SUITS, make_card
+from gapgrid.core.cards import KING, RANKS_PER_SUIT, SUITS, make_card
 
 
 def _to_ranks(ranks: Iterable[int]) -> tuple[int, ...]:

@@ -14,11 +14,11 @@ from typing import ClassVar
 
 import attrs
 
-from core import runs
-from core.dealnumber import GameRandom
-from core.layout import Layout
-from core.rules import KeepRule, RedealPlacement, RuleError
-from core.runs import Cells
+from gapgrid.core import runs
+from gapgrid.core.dealnumber import GameRandom
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import KeepRule, RedealPlacement, RuleError
+from gapgrid.core.runs import Cells
 
 
 def gathered_slots(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:

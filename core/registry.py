@@ -16,8 +16,8 @@ from typing import Any, Final, Protocol
 import attrs
 import pluggy
 
-from core import hookspecs
-from core.scoring import SUMMARY_FIELDS, ScoringScheme
+from gapgrid.core import hookspecs
+from gapgrid.core.scoring import SUMMARY_FIELDS, ScoringScheme
 
 SLUG_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 

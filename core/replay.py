@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from core.dealnumber import DealNumber
-from core.game import Engine, GameState
-from core.notation import Action
-from core.rules import Rules
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import Engine, GameState
+from gapgrid.core.notation import Action
+from gapgrid.core.rules import Rules
 
 
 @attrs.frozen

@@ -16,9 +16,9 @@ from typing import Final, Protocol
 
 import attrs
 
-from core.dealnumber import GameRandom
-from core.layout import Layout
-from core.runs import Cells
+from gapgrid.core.dealnumber import GameRandom
+from gapgrid.core.layout import Layout
+from gapgrid.core.runs import Cells
 
 UNLIMITED: Final = -1
 """Redeal count meaning "as many as you like" (PySolFC: ``max_rounds=-1``)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.cards import RANKS_PER_SUIT
-from core.layout import Layout
+from gapgrid.core.cards import RANKS_PER_SUIT
+from gapgrid.core.layout import Layout
 
 Cells = Sequence[int | None]
 """The contents of every slot in reading order: a card, or None for a gap."""

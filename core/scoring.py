@@ -15,9 +15,9 @@ from typing import Final, Literal, Protocol
 
 import attrs
 
-from core import runs
-from core.replay import ReplayResult
-from core.rules import UNLIMITED
+from gapgrid.core import runs
+from gapgrid.core.replay import ReplayResult
+from gapgrid.core.rules import UNLIMITED
 
 SUMMARY_FIELDS: Final = ("cards_in_sequence", "finished_rows", "redeals_used", "undos", "moves")
 """The summary terms the JSON ``scores`` object carries beside the schemes."""

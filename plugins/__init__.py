@@ -12,7 +12,7 @@ import importlib
 import os
 from collections.abc import Iterable
 
-from core.catalogue import (
+from gapgrid.core.catalogue import (
     Catalogue,
     LoadedPlugin,
     PluginProblem,

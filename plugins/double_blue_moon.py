@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
-from plugins.blue_moon import BLUE_MOON_LAYOUT
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
+from gapgrid.plugins.blue_moon import BLUE_MOON_LAYOUT
 
 
 class DoubleBlueMoonRules:

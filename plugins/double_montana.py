@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.baseline import MONTANA_LAYOUT
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
+from gapgrid.core.baseline import MONTANA_LAYOUT
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
 
 
 class DoubleMontanaRules:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
-from plugins.red_moon import RedMoonRules
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.plugins.red_moon import RedMoonRules
 
 
 @hookimpl

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
-from plugins.galary import GalaryRules
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.plugins.galary import GalaryRules
 
 
 @hookimpl

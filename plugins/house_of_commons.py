@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
 
 HOUSE_OF_COMMONS_LAYOUT = Layout(rows=4, rstep=10, rbase=1, ranks=range(10))
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.fills import JungleFill
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
-from core.rules import FillRule
+from gapgrid.core.fills import JungleFill
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import FillRule
 
 
 class JungleRules:

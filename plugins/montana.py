@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
 
 
 @hookimpl

@@ -6,10 +6,10 @@ with ``tryfirst`` hooks, so it overrides whatever the variant says.
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.redeals import PLACEMENTS
-from core.registry import Registry
-from core.rules import UNLIMITED, RedealPlacement, RedealTiming
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.redeals import PLACEMENTS
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import UNLIMITED, RedealPlacement, RedealTiming
 
 MAX_REDEALS = 999
 """More than anyone plays; beyond it, say ``unlimited``."""

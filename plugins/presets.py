@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
 
 PRESETS: tuple[dict[str, Any], ...] = (
     dict(slug="gaps", name="Gaps", base="montana",

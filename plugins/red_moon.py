@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.deals import RedMoonDeal
-from core.hookspecs import hookimpl
-from core.registry import Registry
-from core.rules import DealStyle
+from gapgrid.core.deals import RedMoonDeal
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import DealStyle
 
 
 class RedMoonRules:

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
-from core.scoring import GameSummary, Score, points
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.core.scoring import GameSummary, Score, points
 
 PER_CARD = 1
 PER_UNUSED_REDEAL = 10

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from core.hookspecs import hookimpl
-from core.registry import Registry
-from core.scoring import GameSummary, Score
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.core.scoring import GameSummary, Score
 
 
 class ParScheme:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.deals import BlueMoonDeal
-from core.fills import AscendingFill
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
-from core.rules import DealStyle, FillRule
+from gapgrid.core.deals import BlueMoonDeal
+from gapgrid.core.fills import AscendingFill
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import DealStyle, FillRule
 
 
 class AcesStayRules:

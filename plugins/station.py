@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.hookspecs import hookimpl
-from core.redeals import GapsInLastColumn
-from core.registry import Registry
-from core.rules import RedealPlacement
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.redeals import GapsInLastColumn
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import RedealPlacement
 
 
 class StationRules:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.board import Board
-from core.cards import RANK_LETTERS
-from core.dealnumber import parse_deal_number
-from core.game import GameState
-from core.layout import Layout
-from core.rules import Rules
+from gapgrid.core.board import Board
+from gapgrid.core.cards import RANK_LETTERS
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import Rules
 
 
 def board_from_text(layout: Layout, text: str) -> Board:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import plugins
-from core.catalogue import Catalogue
+from gapgrid import plugins
+from gapgrid.core.catalogue import Catalogue
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ row 3 gathers only slots 37 and 38 and deals KH back to slot 38.
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.notation import parse_actions
-from core.replay import ReplayResult, replay_from
-from core.scoring import GameSummary
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import ReplayResult, replay_from
+from gapgrid.core.scoring import GameSummary
 from tests.boards import position
 
 ONE_MOVE_FROM_WON = """

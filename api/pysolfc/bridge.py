@@ -24,13 +24,13 @@ from pysollib.gamedb import GAME_DB, GI, GameInfo, registerGame
 from pysollib.games.montana import Montana, Montana_Hint, Montana_RowStack, Montana_Talon
 from pysollib.stack import BasicRowStack, StackWrapper
 
-import plugins
-from api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
-from core.catalogue import Catalogue
-from core.dealnumber import GameRandom
-from core.redeals import gathered_slots
-from core.registry import PresetInfo, VariantInfo
-from core.rules import UNLIMITED, RedealTiming, Rules
+from gapgrid import plugins
+from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import GameRandom
+from gapgrid.core.redeals import gathered_slots
+from gapgrid.core.registry import PresetInfo, VariantInfo
+from gapgrid.core.rules import UNLIMITED, RedealTiming, Rules
 
 GAPGRID_VERSION = importlib.metadata.version("gapgrid")
 """The installed gapgrid; the plugin file refuses to run against another version."""

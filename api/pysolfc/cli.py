@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from api.cli_support import echo_json, json_flag, read_saved_game
-from api.pysolfc import install as pysolfc_install
+from gapgrid.api.cli_support import echo_json, json_flag, read_saved_game
+from gapgrid.api.pysolfc import install as pysolfc_install
 
 
 @click.group()

@@ -12,13 +12,13 @@ from __future__ import annotations
 import zlib
 from typing import Final
 
-from api.pysolfc.savefile import SaveFileError
-from core.board import Board
-from core.cards import CARDS_PER_DECK
-from core.catalogue import Catalogue
-from core.layout import Layout
-from core.registry import PresetInfo, VariantInfo
-from core.rules import Rules
+from gapgrid.api.pysolfc.savefile import SaveFileError
+from gapgrid.core.board import Board
+from gapgrid.core.cards import CARDS_PER_DECK
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import PresetInfo, VariantInfo
+from gapgrid.core.rules import Rules
 
 USER_IDS: Final = (100_000, 999_999)
 WIZARD_IDS: Final = (200_000, 299_999)

@@ -47,7 +47,7 @@ def _register_gapgrid_games():
         if directory not in sys.path:
             site.addsitedir(directory)  # appended: PySolFC's own packages come first
     try:
-        from api.pysolfc import bridge
+        from gapgrid.api.pysolfc import bridge
     except Exception as error:
         say("gapgrid cannot be imported (%s: %s), so PySolFC starts without gapgrid's "
             "games. Reinstall gapgrid and run `gapgrid pysolfc install` again, with the "

@@ -22,8 +22,8 @@ from typing import Any, Final
 import attrs
 from pysol_cards.random import CUSTOM_BIT, MS_LONG_BIT
 
-from core.dealnumber import DealNumber, DealNumberError, parse_deal_number
-from core.notation import REDEAL, Action, Move
+from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
+from gapgrid.core.notation import REDEAL, Action, Move
 
 MAX_FILE_BYTES: Final = 1024 * 1024
 """Far larger than any real save (a game of a thousand moves is some 60 kilobytes)."""

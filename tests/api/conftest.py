@@ -10,9 +10,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-import plugins
-from api.app import create_app
-from api.config import Settings
+from gapgrid import plugins
+from gapgrid.api.app import create_app
+from gapgrid.api.config import Settings
 
 NOW = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.UTC)
 TODAY = NOW.date().isoformat()

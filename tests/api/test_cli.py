@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from api.cli import main
+from gapgrid.api.cli import main
 
 GOLDEN_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # Montana 27769, from the golden games
 
@@ -162,12 +162,12 @@ def test_elapsed_must_be_a_real_duration(value: str) -> None:
 def test_an_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     """A bug is never mistaken for a refused move (1) or a usage error (2)."""
-    import api.cli
+    import gapgrid.api.cli
 
     def broken() -> None:
         raise RuntimeError("disk on fire")
-    monkeypatch.setattr(api.cli, "main", broken)
+    monkeypatch.setattr(gapgrid.api.cli, "main", broken)
     with pytest.raises(SystemExit) as exit_status:
-        api.cli.run()
+        gapgrid.api.cli.run()
     assert exit_status.value.code == 3
     assert "internal error: RuntimeError: disk on fire" in capsys.readouterr().err

@@ -194,7 +194,7 @@ def test_puzzles_depend_on_secret_date_and_variant(make_app: Callable[..., Flask
     assert client.get(f"/v1/puzzles/{TODAY}/spaces").get_json()["deal"] != first
     import datetime
 
-    from api.puzzles import puzzle_deal
+    from gapgrid.api.puzzles import puzzle_deal
     assert str(puzzle_deal("test-secret", datetime.date(2026, 11, 30), "montana")) == first
     assert str(puzzle_deal("other-secret", datetime.date(2026, 11, 30), "montana")) != first
 
@@ -232,9 +232,9 @@ def test_daily_moves_to_the_next_day_at_midnight(client: FlaskClient, clock: Clo
 
 def _winning_moves(client: FlaskClient, slug: str = "montana") -> list[str]:
     """Some legal moves for today's puzzle (not a win: any legal game can be submitted)."""
-    import plugins
-    from core.dealnumber import parse_deal_number
-    from core.game import new_game
+    from gapgrid import plugins
+    from gapgrid.core.dealnumber import parse_deal_number
+    from gapgrid.core.game import new_game
     puzzle = client.get(f"/v1/daily/{slug}").get_json()
     state = new_game(plugins.load_catalogue(disabled=()).rules(slug),
                      parse_deal_number(puzzle["deal"]))
@@ -363,8 +363,8 @@ def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> Non
 def test_the_development_secret_is_warned_about(tmp_path: Path,
                                                 caplog: pytest.LogCaptureFixture) -> None:
     """Without GAPGRID_SECRET_KEY the app starts, on the development secret, with a warning."""
-    from api.app import create_app
-    from api.config import Settings
+    from gapgrid.api.app import create_app
+    from gapgrid.api.config import Settings
     settings = Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path / "fresh")})
     assert settings.uses_development_secret
     with caplog.at_level("WARNING"):
@@ -377,7 +377,7 @@ def test_the_development_secret_is_warned_about(tmp_path: Path,
     ("GAPGRID_MAX_MOVES", "lots"), ("GAPGRID_MAX_BODY", "0"), ("GAPGRID_FIRST_DAY", "soon")])
 def test_bad_configuration_is_refused_by_name(variable: str, value: str) -> None:
     """A setting that cannot be used names its variable."""
-    from api.config import ConfigError, Settings
+    from gapgrid.api.config import ConfigError, Settings
     with pytest.raises(ConfigError, match=variable):
         Settings.from_environment({variable: value})
 

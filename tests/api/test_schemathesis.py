@@ -16,9 +16,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
-import plugins
-from api.app import create_app
-from api.config import Settings
+from gapgrid import plugins
+from gapgrid.api.app import create_app
+from gapgrid.api.config import Settings
 
 # Built at import: schemathesis reads the document when the test is collected.
 _FOLDER = Path(tempfile.mkdtemp(prefix="gapgrid-schemathesis-"))

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-import plugins
-from core.dealnumber import parse_deal_number
-from core.game import new_game
+from gapgrid import plugins
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
 from tests.api.live import LiveServer, request
 from tests.golden import golden_games
 

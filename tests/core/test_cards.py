@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cards import (
+from gapgrid.core.cards import (
     CardCodeError,
     card_code,
     card_symbol,

@@ -6,18 +6,18 @@ import types
 
 import pytest
 
-import plugins
-from core.catalogue import (
+from gapgrid import plugins
+from gapgrid.core.catalogue import (
     Catalogue,
     LoadedPlugin,
     OptionError,
     UnknownVariantError,
     build_catalogue,
 )
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import PresetInfo, Registry
-from core.rules import UNLIMITED, RedealTiming
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import PresetInfo, Registry
+from gapgrid.core.rules import UNLIMITED, RedealTiming
 
 
 def _plugin(name: str, register: object) -> LoadedPlugin:
@@ -226,7 +226,7 @@ def test_a_third_party_variant_whose_rules_fail_is_reported_at_load() -> None:
 
 def test_the_rules_cache_is_bounded(catalogue: Catalogue) -> None:
     """Clients choose option values, so the cache of built rules cannot grow without end."""
-    from core.catalogue import RULES_CACHE_SIZE
+    from gapgrid.core.catalogue import RULES_CACHE_SIZE
     for count in range(RULES_CACHE_SIZE + 50):
         catalogue.rules("montana", {"redeals": count})
     assert len(catalogue._rules_cache) == RULES_CACHE_SIZE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.dealnumber import MAX_NUMBER, MS_MAX, DealNumberError, parse_deal_number
+from gapgrid.core.dealnumber import MAX_NUMBER, MS_MAX, DealNumberError, parse_deal_number
 
 
 @pytest.mark.parametrize(("text", "value", "lcrandom"), [

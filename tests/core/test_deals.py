@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 
-from core.cards import parse_card, rank_of
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.deals import BlueMoonDeal, MontanaDeal, RedMoonDeal
-from core.game import new_game
-from core.layout import Layout
-from core.rules import RuleError
+from gapgrid.core.cards import parse_card, rank_of
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.deals import BlueMoonDeal, MontanaDeal, RedMoonDeal
+from gapgrid.core.game import new_game
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import RuleError
 
 # Microsoft FreeCell deal #1, as published everywhere, dealt in reading order.
 FREECELL_1 = " ".join([

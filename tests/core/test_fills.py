@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.board import Board
-from core.fills import AscendingFill, GalaryFill, JungleFill, MontanaFill, RoversFill
-from core.layout import Layout
-from core.rules import FillRule
+from gapgrid.core.board import Board
+from gapgrid.core.fills import AscendingFill, GalaryFill, JungleFill, MontanaFill, RoversFill
+from gapgrid.core.layout import Layout
+from gapgrid.core.rules import FillRule
 from tests.boards import board_from_text
 
 # A small Montana-like grid keeps boards readable: 4 rows of 4, rows 2-4.
@@ -24,7 +24,7 @@ BLUE_MOON = Layout(rows=4, rstep=14, rbase=0)
 
 
 def _slot(board: Board, code: str) -> int:
-    from core.cards import parse_card
+    from gapgrid.core.cards import parse_card
     return board.slots_of(parse_card(code))[0]
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import Engine, GameState, IllegalActionError, new_game
-from core.notation import REDEAL, UNDO, Move, parse_action
-from core.rules import Rules
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import Engine, GameState, IllegalActionError, new_game
+from gapgrid.core.notation import REDEAL, UNDO, Move, parse_action
+from gapgrid.core.rules import Rules
 from tests.boards import board_from_text
 
 MONTANA_27769_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # from the golden games

@@ -8,7 +8,7 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from core import hookspecs
+from gapgrid.core import hookspecs
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.layout import Layout
+from gapgrid.core.layout import Layout
 
 MONTANA = Layout(rows=4, rstep=13, rbase=1)
 BLUE_MOON = Layout(rows=4, rstep=14, rbase=0)

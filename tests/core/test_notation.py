@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.notation import (
+from gapgrid.core.notation import (
     REDEAL,
     UNDO,
     Move,

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import runs
-from core.dealnumber import parse_deal_number
-from core.layout import Layout
-from core.redeals import (
+from gapgrid.core import runs
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.layout import Layout
+from gapgrid.core.redeals import (
     PLACEMENTS,
     GapsAfterRuns,
     GapsAtRandom,
@@ -20,7 +20,7 @@ from core.redeals import (
     NoShuffle,
     redeal_cells,
 )
-from core.rules import RuleError
+from gapgrid.core.rules import RuleError
 from tests.boards import board_from_text
 
 SMALL = Layout(rows=4, rstep=4, rbase=1, ranks=range(4))
@@ -53,7 +53,7 @@ def test_no_shuffle_deals_back_in_pick_up_order() -> None:
     gathered_slots = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15]
     gaps = {2, 4, 8, 13}
     dealt = [cells[slot] for slot in gathered_slots if slot not in gaps]
-    from core.cards import card_code
+    from gapgrid.core.cards import card_code
     assert [card_code(card) for card in dealt if card is not None] == picked_up
     assert all(cells[slot] is None for slot in gaps)
 

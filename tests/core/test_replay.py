@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import plugins
-from core.dealnumber import parse_deal_number
-from core.game import GameState, new_game
-from core.notation import REDEAL, UNDO, Action, Move, parse_action
-from core.replay import replay
+from gapgrid import plugins
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState, new_game
+from gapgrid.core.notation import REDEAL, UNDO, Action, Move, parse_action
+from gapgrid.core.replay import replay
 
 # Built once: hypothesis runs the test body many times and the catalogue is read-only.
 CATALOGUE = plugins.load_catalogue(entry_points=False, disabled=())

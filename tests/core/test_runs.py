@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core import runs
-from core.layout import Layout
+from gapgrid.core import runs
+from gapgrid.core.layout import Layout
 from tests.boards import board_from_text
 
 SMALL = Layout(rows=4, rstep=4, rbase=1, ranks=range(4))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.catalogue import Catalogue, UnknownSchemeError
-from core.rules import UNLIMITED
-from core.scoring import SUMMARY_FIELDS, GameSummary
+from gapgrid.core.catalogue import Catalogue, UnknownSchemeError
+from gapgrid.core.rules import UNLIMITED
+from gapgrid.core.scoring import SUMMARY_FIELDS, GameSummary
 from tests.scoring_positions import summary
 
 
@@ -55,7 +55,7 @@ def test_schemes_by_name(catalogue: Catalogue) -> None:
 
 def test_summary_fields_are_reserved_names(catalogue: Catalogue) -> None:
     """A scheme may not be called like a summary term, which shares its JSON object."""
-    from core.registry import RegistrationError, Registry
+    from gapgrid.core.registry import RegistrationError, Registry
     for name in SUMMARY_FIELDS:
         with pytest.raises(RegistrationError):
             Registry().add_scoring(name=name, summary="", scheme=catalogue.scoring["par"].scheme)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
 from tests.boards import position, solved_text
 from tests.golden import records_for
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.cards import rank_of
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
+from gapgrid.core.cards import rank_of
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
 
 
 def test_double_blue_moon_heads_are_the_eight_aces(catalogue: Catalogue) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
 
 
 def test_double_montana_deals_every_card_twice_with_eight_gaps(catalogue: Catalogue) -> None:

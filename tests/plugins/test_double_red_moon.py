@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
+from gapgrid.core.catalogue import Catalogue
 from tests.golden import records_for
 
 

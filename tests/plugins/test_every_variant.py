@@ -12,12 +12,12 @@ import random
 import pytest
 from click.testing import CliRunner
 
-import plugins
-from api.cli import main
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import REDEAL, Action
-from core.replay import replay
+from gapgrid import plugins
+from gapgrid.api.cli import main
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import REDEAL, Action
+from gapgrid.core.replay import replay
 from tests.boards import position, solved_text
 
 SLUGS = plugins.load_catalogue(disabled=()).slugs()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.notation import parse_action
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.notation import parse_action
 from tests.boards import position
 
 BOARD = """

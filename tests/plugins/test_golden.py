@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import Engine
-from core.notation import parse_action, parse_actions
-from core.replay import replay
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import Engine
+from gapgrid.core.notation import parse_action, parse_actions
+from gapgrid.core.replay import replay
 from tests.golden import golden_games, golden_ids
 
 RECORDS = golden_games()

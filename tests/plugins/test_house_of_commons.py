@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.cards import rank_of
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import REDEAL
+from gapgrid.core.cards import rank_of
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import REDEAL
 
 
 def test_house_of_commons_has_no_court_cards_and_one_redeal(catalogue: Catalogue) -> None:

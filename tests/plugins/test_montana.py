@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.rules import RedealTiming
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.rules import RedealTiming
 from tests.golden import records_for, redeal_points
 from tests.plugins.variant_checks import gaps_after_runs, state_after
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.cards import card_code
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import Move
+from gapgrid.core.cards import card_code
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import Move
 
 
 def test_paganini_ii_aces_may_move_to_any_empty_head(catalogue: Catalogue) -> None:

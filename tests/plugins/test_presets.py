@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.catalogue import Catalogue
-from core.notation import REDEAL
-from core.rules import RedealTiming
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.notation import REDEAL
+from gapgrid.core.rules import RedealTiming
 from tests.boards import position
 
 # Hand-checkable: rows 1, 2 and 4 are finished; row 3 runs 2H-TH, then QH JH KH.

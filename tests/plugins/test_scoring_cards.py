@@ -6,7 +6,7 @@ The position (tests/scoring_positions.py): Montana, 47 cards in sequence,
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
+from gapgrid.core.catalogue import Catalogue
 from tests.scoring_positions import summary
 
 

@@ -6,8 +6,8 @@ The position (tests/scoring_positions.py): Montana, 47 cards in sequence and
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.scoring import Score
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.scoring import Score
 from tests.scoring_positions import summary
 
 

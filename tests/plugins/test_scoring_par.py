@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.scoring import GameSummary, Score
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.scoring import GameSummary, Score
 from tests.scoring_positions import summary
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.distributions import run_gapgrid, write_distribution
 
 SPEED_SCHEME = """
-    from core.hookspecs import hookimpl
-    from core.scoring import points
+    from gapgrid.core.hookspecs import hookimpl
+    from gapgrid.core.scoring import points
 
 
     class Speed:

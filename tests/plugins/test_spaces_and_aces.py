@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import REDEAL, parse_action
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import REDEAL, parse_action
 from tests.boards import position
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.catalogue import Catalogue
+from gapgrid.core.catalogue import Catalogue
 from tests.golden import records_for, redeal_points
 from tests.plugins.variant_checks import state_after
 

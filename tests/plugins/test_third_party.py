@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import plugins
-from core.dealnumber import parse_deal_number
-from core.game import new_game
-from core.notation import parse_action
+from gapgrid import plugins
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import parse_action
 from tests.distributions import run_gapgrid, write_distribution
 
 INSTALL_HINT = "install the example: pip install -e ./examples/gapgrid-diagonal"
@@ -66,7 +66,7 @@ def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
     write_distribution(tmp_path, "crashes", "crashes_on_import",
                        "raise ImportError('no numpy')\n")
     write_distribution(tmp_path, "copycat", "copycat_plugin", """
-        from core.hookspecs import hookimpl
+        from gapgrid.core.hookspecs import hookimpl
 
         @hookimpl
         def gapgrid_register(registry):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import GameState
-from core.notation import parse_actions
-from core.replay import replay
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
 
 
 def state_after(catalogue: Catalogue, record: dict[str, Any], count: int) -> GameState:

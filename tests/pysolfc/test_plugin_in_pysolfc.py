@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-import plugins
-from api.pysolfc import install
-from api.pysolfc.games import gapgrid_game_id, in_pysolfc, pysolfc_name
-from api.pysolfc.savefile import read_save
-from core.catalogue import Catalogue
-from core.dealnumber import parse_deal_number
-from core.game import GameState, new_game
-from core.notation import REDEAL, UNDO, Action, Move
-from core.replay import replay
+from gapgrid import plugins
+from gapgrid.api.pysolfc import install
+from gapgrid.api.pysolfc.games import gapgrid_game_id, in_pysolfc, pysolfc_name
+from gapgrid.api.pysolfc.savefile import read_save
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState, new_game
+from gapgrid.core.notation import REDEAL, UNDO, Action, Move
+from gapgrid.core.replay import replay
 from tests.pysolfc_harness import HeadlessGame, load_plugin_file, load_pysolfc, pysolfc_dir
 
 PYSOLFC = pysolfc_dir()

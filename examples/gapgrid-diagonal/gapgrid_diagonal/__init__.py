@@ -8,13 +8,13 @@ from the baseline Montana rules plus :class:`DiagonalRules`.
 
 from __future__ import annotations
 
-from core.cards import card_code
-from core.fills import MontanaFill
-from core.hookspecs import hookimpl
-from core.layout import Layout
-from core.registry import Registry
-from core.rules import FillRule
-from core.runs import Cells
+from gapgrid.core.cards import card_code
+from gapgrid.core.fills import MontanaFill
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.layout import Layout
+from gapgrid.core.registry import Registry
+from gapgrid.core.rules import FillRule
+from gapgrid.core.runs import Cells
 
 
 class DiagonalFill(MontanaFill):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from api.cli import main
-from api.pysolfc import install
-from api.pysolfc.games import gapgrid_game_id
+from gapgrid.api.cli import main
+from gapgrid.api.pysolfc import install
+from gapgrid.api.pysolfc.games import gapgrid_game_id
 
 
 def test_install_status_uninstall_round_trip(tmp_path: Path) -> None:

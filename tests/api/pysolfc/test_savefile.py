@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import plugins
-from api.cli import main
-from api.pysolfc.games import entry_for_game_id, saved_board
-from api.pysolfc.savefile import MAX_FILE_BYTES, SaveFileError, read_save
-from core.replay import replay
+from gapgrid import plugins
+from gapgrid.api.cli import main
+from gapgrid.api.pysolfc.games import entry_for_game_id, saved_board
+from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES, SaveFileError, read_save
+from gapgrid.core.replay import replay
 from tests.golden import SAVED_GAMES
 
 SAVES = sorted(SAVED_GAMES.glob("*.pso"))

@@ -1,0 +1,4 @@
+"""gapgrid: the Montana family of solitaire games, as PySolFC deals them.
+
+This module is the public face of gapgrid for plugin authors.
+"""
