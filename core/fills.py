@@ -1,202 +1,233 @@
 """The fill rules of the Montana family: which card may enter a gap.
 
-Each rule is built once per game for its layout, precomputing what it can
-(the card that follows each card in its row's sequence), so that
-:meth:`accepts` is a couple of list look-ups. The rules follow PySolFC's
-``*_RowStack.acceptsCards`` exactly, with one generalisation: "one rank
-higher" means "next in the row's sequence" (:attr:`Layout.sequence_ranks`),
-which is plain rank + 1 everywhere except Paganini, where 6 follows the Ace.
+Every rule here is stated once, as data derived from the :class:`Layout`
+when the game starts:
+
+* :class:`FillBase` holds what the whole family shares: a gap in the first
+  column takes a card of rank RBASE, any other gap looks at the card on its
+  left, and a gap whose left neighbour is a gap takes nothing. A subclass
+  only says which cards may stand right of a given card
+  (:meth:`FillBase.followers`), and the base turns that into a table.
+* The engine keeps an index from each card to the slots holding it, so
+  :meth:`FillBase.sources` finds the cards a gap wants by look-up instead of
+  scanning the board: a gap costs a few list reads, whatever the board size.
+
+The rules follow PySolFC's ``*_RowStack.acceptsCards`` exactly, with one
+generalisation: "one rank higher" means "next in the row's sequence"
+(:attr:`Layout.sequence_ranks`), which is plain rank + 1 everywhere except
+Paganini, where 6 follows the Ace.
 """
 
 from __future__ import annotations
 
-import attrs
+from collections.abc import Iterable, Sequence
 
-from gapgrid.core.cards import RANK_NAMES, RANKS_PER_SUIT, card_code, rank_of, suit_of
-from gapgrid.core.layout import Layout
-from gapgrid.core.runs import Cells
+from gapgrid.core.cards import (
+    CARDS_PER_DECK,
+    RANK_NAMES,
+    RANKS_PER_SUIT,
+    SUITS,
+    card_code,
+    make_card,
+    rank_of,
+    suit_of,
+)
+from gapgrid.core.layout import NO_SLOT, Layout
+from gapgrid.core.runs import CardIndex, Cells
 
-_NONE = -1  # "no card": never equal to a card
+
+def card_index(cells: Cells) -> list[list[int]]:
+    """Build the card-to-slots index of ``cells`` (what the engine keeps up to date)."""
+    where: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
+    for slot, card in enumerate(cells):
+        if card is not None:
+            where[card].append(slot)
+    return where
 
 
-def _successors(layout: Layout, same_suit: bool) -> list[int]:
-    """Map each card to the card that follows it in its row's sequence (or -1).
+class FillBase:
+    """A fill rule: the first column takes RBASE; elsewhere the left card decides.
 
-    With ``same_suit`` False the table maps to the following *rank* instead.
+    Subclass and implement :meth:`followers`; override :meth:`wanted` when a
+    gap also looks elsewhere (Galary), or :meth:`sources` and :meth:`accepts`
+    when the rule is not about cards at all (Rectangular Rovers).
     """
-    following = dict(zip(layout.sequence_ranks, layout.sequence_ranks[1:], strict=False))
-    table = [_NONE] * (4 * RANKS_PER_SUIT)
-    for card in range(len(table)):
-        next_rank = following.get(rank_of(card))
-        if next_rank is not None:
-            table[card] = suit_of(card) * RANKS_PER_SUIT + next_rank if same_suit else next_rank
-    return table
 
+    __slots__ = ("_follow", "_heads", "_left", "layout")
 
-@attrs.define(slots=True, eq=False)
-class _FillBase:
-    """What every fill rule shares: the layout, and finding sources by trying each slot."""
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._left = layout.left_slots
+        self._heads: tuple[int, ...] = tuple(make_card(layout.rbase, suit)
+                                             for suit in range(SUITS))
+        self._follow: list[tuple[int, ...]] = [tuple(self.followers(card))
+                                               for card in range(CARDS_PER_DECK)]
 
-    layout: Layout
-
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
+    def followers(self, card: int) -> Iterable[int]:
+        """Return the cards that may fill a gap right of ``card``."""
         raise NotImplementedError
 
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        """Return every slot whose card may move into the gap ``target``."""
-        accepts = self.accepts
-        return [slot for slot, card in enumerate(cells)
-                if card is not None and accepts(cells, slot, target)]
+    def wanted(self, cells: Cells, target: int) -> Sequence[int]:
+        """Return the cards that may fill the gap ``target``.
+
+        A card of rank RBASE in the first column; elsewhere the followers of
+        the card on the left, and nothing right of a gap.
+        """
+        left = self._left[target]
+        if left == NO_SLOT:
+            return self._heads
+        card = cells[left]
+        return () if card is None else self._follow[card]
+
+    def accepts(self, cells: Cells, source: int, target: int) -> bool:
+        """Tell whether the card in ``source`` may move into the gap ``target``."""
+        return cells[source] in self.wanted(cells, target)
+
+    def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
+        """Return the slots whose card may move into the gap ``target``, in slot order.
+
+        ``where`` is the card-to-slots index of ``cells`` (see :func:`card_index`);
+        without it one is built, which costs a pass over the board.
+        """
+        if where is None:
+            where = card_index(cells)
+        wanted = self.wanted(cells, target)
+        if len(wanted) == 1:
+            return list(where[wanted[0]])
+        return sorted({slot for card in wanted for slot in where[card]})
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
-        """Why not: the first column's rule, a gap on the left, or what may follow the left card."""
+        """Why not, for a person: the first column's rule, a gap on the left, or what may follow."""
         card = cells[source]
         assert card is not None
-        if self.layout.is_row_start(target):
+        left = self._left[target]
+        if left == NO_SLOT:
             wanted = RANK_NAMES[self.layout.rbase]
             return (f"{card_code(card)} cannot start a row: slot {target} is in the first "
                     f"column, where only a card of rank {wanted} may go")
-        left = cells[target - 1]
-        if left is None:
+        left_card = cells[left]
+        if left_card is None:
             return (f"{card_code(card)} cannot go to slot {target}: the slot on its left "
                     f"is a gap")
-        return f"{card_code(card)} does not fit after {card_code(left)}: {self._after(left)}"
+        return (f"{card_code(card)} does not fit after {card_code(left_card)}: "
+                f"{self._after(left_card)}")
 
     def _after(self, left: int) -> str:
         """What may follow ``left``, for :meth:`refusal`."""
-        raise NotImplementedError
-
-
-@attrs.define(slots=True, eq=False)
-class MontanaFill(_FillBase):
-    """Montana: a gap takes the next card of the left neighbour's suit; column 0 takes RBASE."""
-
-    successor: list[int] = attrs.field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self.successor = _successors(self.layout, same_suit=True)
-
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        card = cells[source]
-        if target % self.layout.rstep == 0:
-            return card is not None and card % RANKS_PER_SUIT == self.layout.rbase
-        left = cells[target - 1]
-        return left is not None and self.successor[left] == card
-
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        if target % self.layout.rstep == 0:
-            rbase = self.layout.rbase
-            return [slot for slot, card in enumerate(cells)
-                    if card is not None and card % RANKS_PER_SUIT == rbase]
-        left = cells[target - 1]
-        if left is None or self.successor[left] == _NONE:
-            return []
-        wanted = self.successor[left]
-        return [slot for slot, card in enumerate(cells) if card == wanted]
-
-    def _after(self, left: int) -> str:
-        if self.successor[left] == _NONE:
+        followers = self._follow[left]
+        if not followers:
             return f"nothing follows {card_code(left)}"
-        return f"only {card_code(self.successor[left])} does"
+        return f"only {' or '.join(card_code(card) for card in followers)} does"
 
 
-@attrs.define(slots=True, eq=False)
+def _next_in_sequence(layout: Layout, card: int) -> int | None:
+    """The card after ``card`` in its row's sequence, same suit, or None after the last."""
+    sequence = layout.sequence_ranks
+    rank = rank_of(card)
+    if rank not in sequence or rank == sequence[-1]:
+        return None
+    return make_card(sequence[sequence.index(rank) + 1], suit_of(card))
+
+
+class MontanaFill(FillBase):
+    """Montana: a gap takes the next card of its left neighbour's suit."""
+
+    __slots__ = ()
+
+    def followers(self, card: int) -> Iterable[int]:
+        following = _next_in_sequence(self.layout, card)
+        return () if following is None else (following,)
+
+
 class GalaryFill(MontanaFill):
     """Galary: as Montana, or the card one below the right neighbour, same suit.
 
-    As in PySolFC the right neighbour is the next slot number, so a gap in
-    the last column looks at column 0 of the next row.
+    As in PySolFC the right neighbour is the next slot number
+    (:attr:`Layout.next_slots`), so a gap in the last column looks at column 0
+    of the next row; a gap in the first column takes only a card of rank RBASE.
     """
 
-    predecessor: list[int] = attrs.field(init=False)
+    __slots__ = ("_before", "_next")
 
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        self.predecessor = [_NONE] * len(self.successor)
-        for card, following in enumerate(self.successor):
-            if following != _NONE:
-                self.predecessor[following] = card
+    def __init__(self, layout: Layout) -> None:
+        super().__init__(layout)
+        self._next = layout.next_slots
+        self._before: list[tuple[int, ...]] = [() for _ in range(CARDS_PER_DECK)]
+        for card, followers in enumerate(self._follow):
+            for following in followers:
+                self._before[following] += (card,)
 
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        if MontanaFill.accepts(self, cells, source, target):
-            return True
-        if target % self.layout.rstep == 0 or target + 1 >= len(cells):
-            return False
-        right = cells[target + 1]
-        return right is not None and self.predecessor[right] == cells[source]
-
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        return _FillBase.sources(self, cells, target)
+    def wanted(self, cells: Cells, target: int) -> Sequence[int]:
+        after_left = super().wanted(cells, target)
+        right = self._next[target]
+        if self._left[target] == NO_SLOT or right == NO_SLOT:
+            return after_left
+        right_card = cells[right]
+        if right_card is None:
+            return after_left
+        return (*after_left, *self._before[right_card])
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
         card = cells[source]
         assert card is not None
-        if self.layout.is_row_start(target):
-            return MontanaFill.refusal(self, cells, source, target)
-        left = cells[target - 1]
-        right = cells[target + 1] if target + 1 < len(cells) else None
+        if self._left[target] == NO_SLOT:
+            return super().refusal(cells, source, target)
+        left = cells[self._left[target]]
+        right_slot = self._next[target]
+        right = None if right_slot == NO_SLOT else cells[right_slot]
         after = "a gap" if left is None else card_code(left)
         before = "a gap" if right is None else card_code(right)
         return (f"{card_code(card)} fits neither after {after} nor before {before} "
                 f"(slot {target})")
 
 
-@attrs.define(slots=True, eq=False)
-class JungleFill(_FillBase):
+class JungleFill(FillBase):
     """Jungle: a gap takes any card one rank above its left neighbour, whatever the suit."""
 
-    next_rank: list[int] = attrs.field(init=False)
+    __slots__ = ()
 
-    def __attrs_post_init__(self) -> None:
-        self.next_rank = _successors(self.layout, same_suit=False)
-
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        card = cells[source]
-        if card is None:
-            return False
-        if target % self.layout.rstep == 0:
-            return card % RANKS_PER_SUIT == self.layout.rbase
-        left = cells[target - 1]
-        return left is not None and self.next_rank[left] == card % RANKS_PER_SUIT
+    def followers(self, card: int) -> Iterable[int]:
+        following = _next_in_sequence(self.layout, card)
+        if following is None:
+            return ()
+        return tuple(make_card(rank_of(following), suit) for suit in range(SUITS))
 
     def _after(self, left: int) -> str:
-        if self.next_rank[left] == _NONE:
+        if not self._follow[left]:
             return f"nothing follows {card_code(left)}"
-        return f"only a {RANK_NAMES[self.next_rank[left]]} of any suit does"
+        return f"only a {RANK_NAMES[rank_of(self._follow[left][0])]} of any suit does"
 
 
-@attrs.define(slots=True, eq=False)
-class AscendingFill(_FillBase):
+class AscendingFill(FillBase):
     """Spaces and Aces: a gap takes any higher card of its left neighbour's suit."""
 
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        card = cells[source]
-        if card is None:
-            return False
-        if target % self.layout.rstep == 0:
-            return card % RANKS_PER_SUIT == self.layout.rbase
-        left = cells[target - 1]
-        return (left is not None and left // RANKS_PER_SUIT == card // RANKS_PER_SUIT
-                and left % RANKS_PER_SUIT < card % RANKS_PER_SUIT)
+    __slots__ = ()
+
+    def followers(self, card: int) -> Iterable[int]:
+        return tuple(make_card(rank, suit_of(card))
+                     for rank in range(rank_of(card) + 1, RANKS_PER_SUIT))
 
     def _after(self, left: int) -> str:
         return "only a higher card of the same suit does"
 
 
-@attrs.define(slots=True, eq=False)
-class RoversFill(_FillBase):
-    """Rectangular Rovers: any orthogonal neighbour may slide into a gap."""
+class RoversFill(FillBase):
+    """Rectangular Rovers: any orthogonal neighbour may slide into a gap, whatever it is."""
 
-    neighbours: list[frozenset[int]] = attrs.field(init=False)
+    __slots__ = ("_neighbours",)
 
-    def __attrs_post_init__(self) -> None:
-        self.neighbours = [frozenset(self.layout.neighbours(slot)) for slot in self.layout.slots]
+    def __init__(self, layout: Layout) -> None:
+        super().__init__(layout)
+        self._neighbours = layout.neighbour_slots
+
+    def followers(self, card: int) -> Iterable[int]:
+        return ()  # not a rule about cards: see sources
 
     def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        return source in self.neighbours[target]
+        return source in self._neighbours[target]
 
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        return sorted(slot for slot in self.neighbours[target] if cells[slot] is not None)
+    def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
+        return [slot for slot in self._neighbours[target] if cells[slot] is not None]
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
         card = cells[source]

@@ -16,7 +16,9 @@ talon does; undoing a redeal restores the generator's state.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+import functools
+from collections.abc import Callable, Hashable, Iterator
+from typing import Final
 
 import attrs
 
@@ -24,9 +26,11 @@ from gapgrid.core.board import Board
 from gapgrid.core.cards import card_code
 from gapgrid.core.dealnumber import DealNumber, GameRandom
 from gapgrid.core.deals import deal_cells
+from gapgrid.core.fills import card_index
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
 from gapgrid.core.rules import RedealTiming, Rules
+from gapgrid.core.runs import Cells
 
 
 @attrs.frozen
@@ -70,11 +74,30 @@ class _History:
     parent: _History | None
 
 
-class Engine:
-    """A game in progress held in mutable lists: the fast path for replay and search."""
+GAP_CODE: Final = 255
+"""A gap in a position key (cards are 0-51)."""
 
-    __slots__ = ("_base", "_journal", "_random", "cells", "deal", "moves_made",
-                 "redeals_used", "rng_state", "rules", "undos", "won")
+
+class Engine:
+    """A game in progress held in mutable lists: the fast path for replay and search.
+
+    Besides the slots' contents it keeps, always up to date, an index from each
+    card to the slots that hold it (:attr:`where`), the list of gaps
+    (:attr:`gaps`) and a byte string of the position (:attr:`codes`), so legal
+    moves are found gap by gap without scanning the board, and a position key
+    costs one ``bytes()`` call.
+
+    Two ways to change it:
+
+    * :meth:`apply` (``move``, ``redeal``, ``undo``) checks every rule, keeps
+      the undo journal and counts moves: what replay and players use.
+    * :meth:`play` and :meth:`unplay` move a card in place without checks or
+      journal, python-chess's ``push``/``pop``: what a search uses between
+      moves it generated itself with :meth:`legal_pairs`.
+    """
+
+    __slots__ = ("_base", "_journal", "_random", "cells", "codes", "deal", "gaps", "moves_made",
+                 "redeals_used", "rng_state", "rules", "undos", "where")
 
     def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
                  redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
@@ -84,14 +107,20 @@ class Engine:
         self.cells = cells
         self.redeals_used = redeals_used
         self.rng_state = rng_state
-        self.won = rules.won.is_won(cells)
         self.moves_made = 0
         """Card moves applied (undone ones included)."""
         self.undos = 0
         """Undos applied."""
+        self.where: list[list[int]] = []
+        """For each card, the slots holding it (see :func:`core.fills.card_index`)."""
+        self.gaps: list[int] = []
+        """The empty slots, in no particular order."""
+        self.codes = bytearray()
+        """Each slot's card, or :data:`GAP_CODE`: the position as bytes."""
         self._random = random
         self._journal: list[_Entry] = []
         self._base = history
+        self._reindex()
 
     @classmethod
     def start(cls, rules: Rules, deal: DealNumber) -> Engine:
@@ -105,6 +134,58 @@ class Engine:
         """Continue from a snapshot."""
         return cls(state.rules, state.deal, list(state.board.cells), state.redeals_used,
                    state.rng_state, history=state.history)
+
+    def _reindex(self) -> None:
+        """Rebuild the index, the gap list and the codes from the cells (after a redeal)."""
+        cells = self.cells
+        self.where = card_index(cells)
+        self.gaps = [slot for slot, card in enumerate(cells) if card is None]
+        self.codes = bytearray(GAP_CODE if card is None else card for card in cells)
+
+    @property
+    def won(self) -> bool:
+        """Tell whether the position is won."""
+        return self.rules.won.is_won(self.cells)
+
+    # -- moving in place, unchecked ------------------------------------------
+
+    def play(self, source: int, target: int) -> None:
+        """Move the card in ``source`` into the gap ``target``; no rule is checked.
+
+        For a search that found the move with :meth:`legal_pairs`; nothing is
+        journaled or counted, :meth:`unplay` takes it back.
+        """
+        cells = self.cells
+        card = cells[source]
+        assert card is not None
+        cells[target] = card
+        cells[source] = None
+        slots = self.where[card]
+        slots[slots.index(source)] = target
+        gaps = self.gaps
+        gaps[gaps.index(target)] = source
+        codes = self.codes
+        codes[target] = card
+        codes[source] = GAP_CODE
+
+    def unplay(self, source: int, target: int) -> None:
+        """Take back :meth:`play` (``source``, ``target``)."""
+        self.play(target, source)
+
+    def key(self) -> bytes:
+        """The position's slots as bytes: equal keys, equal boards."""
+        return bytes(self.codes)
+
+    def legal_pairs(self) -> list[tuple[int, int]]:
+        """Every legal card move as (source, target), gap by gap in slot order.
+
+        Does not ask whether the game is won (a won game allows no move):
+        callers that may reach a won position check :attr:`won` first.
+        """
+        cells, where = self.cells, self.where
+        sources = self.rules.fill.sources
+        return [(source, target) for target in sorted(self.gaps)
+                for source in sources(cells, target, where)]
 
     # -- actions -----------------------------------------------------------
 
@@ -120,23 +201,12 @@ class Engine:
 
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
-        cells = self.cells
-        if not (0 <= source < len(cells) and 0 <= target < len(cells)):
-            return self._off_board(source, target)
-        if self.won:
-            return Refusal("won", "the game is already won: no move may follow")
-        card, held = cells[source], cells[target]
-        if card is None:
-            return Refusal("from-gap", f"slot {source} is a gap: there is no card to move")
-        if held is not None:
-            return Refusal("to-card", f"slot {target} is not a gap: it holds {card_code(held)}")
-        if not self.rules.fill.accepts(cells, source, target):
-            return Refusal("misfit", self.rules.fill.refusal(cells, source, target))
-        cells[target] = card
-        cells[source] = None
+        refusal = move_refusal(self.rules, self.cells, source, target)
+        if refusal is not None:
+            return refusal
+        self.play(source, target)
         self._journal.append((source, target))
         self.moves_made += 1
-        self.won = self.rules.won.is_won(cells)
         return None
 
     def redeal(self) -> Refusal | None:
@@ -151,7 +221,7 @@ class Engine:
         self.rng_state = random.getstate()
         self.redeals_used += 1
         self._journal.append(record)
-        self.won = rules.won.is_won(self.cells)
+        self._reindex()
         return None
 
     def undo(self) -> Refusal | None:
@@ -168,43 +238,29 @@ class Engine:
             if self._random is not None:
                 self._random.setstate(entry.rng_state)
             self.redeals_used -= 1
+            self._reindex()
         else:
             source, target = entry
-            self.cells[source], self.cells[target] = self.cells[target], None
+            self.unplay(source, target)
         self.undos += 1
-        self.won = self.rules.won.is_won(self.cells)
         return None
 
     # -- questions ---------------------------------------------------------
 
     def redeal_refusal(self) -> Refusal | None:
         """Return why a redeal is not allowed now, or None when it is."""
-        rules = self.rules
-        if rules.redeals == 0:
-            return Refusal("variant-has-no-redeal", f"{rules.name} has no redeal")
-        if not rules.unlimited_redeals and self.redeals_used >= rules.redeals:
-            used = ("the only redeal was" if rules.redeals == 1
-                    else f"all {rules.redeals} redeals were")
-            return Refusal("no-redeal-left", f"no redeal left: {used} used")
-        if self.won:
-            return Refusal("won", "the game is already won: no redeal may follow")
-        if rules.timing is RedealTiming.STUCK:
-            possible = next(self.iter_legal_moves(), None)
-            if possible is not None:
-                return Refusal("not-stuck", f"a redeal is only allowed when no move is left, "
-                                            f"and {possible} is possible")
-        return None
+        return redeal_refusal(self.rules, self.cells, self.redeals_used,
+                              lambda: next(self.iter_legal_moves(), None))
 
     def iter_legal_moves(self) -> Iterator[Move]:
         """Yield every legal card move, gap by gap in slot order."""
         if self.won:
             return
-        cells = self.cells
+        cells, where = self.cells, self.where
         sources = self.rules.fill.sources
-        for target, held in enumerate(cells):
-            if held is None:
-                for source in sources(cells, target):
-                    yield Move(source, target)
+        for target in sorted(self.gaps):
+            for source in sources(cells, target, where):
+                yield Move(source, target)
 
     def legal_moves(self) -> list[Move]:
         """Return every legal card move (redeals not included)."""
@@ -230,10 +286,46 @@ class Engine:
             self._random.setstate(self.rng_state)
         return self._random
 
-    def _off_board(self, source: int, target: int) -> Refusal:
-        last = len(self.cells) - 1
+
+def move_refusal(rules: Rules, cells: Cells, source: int, target: int) -> Refusal | None:
+    """Return why moving the card in ``source`` into ``target`` is refused, or None if legal."""
+    last = len(cells) - 1
+    if not (0 <= source <= last and 0 <= target <= last):
         bad = source if not 0 <= source <= last else target
         return Refusal("off-board", f"slot {bad} is off the board (slots 0-{last})")
+    if rules.won.is_won(cells):
+        return Refusal("won", "the game is already won: no move may follow")
+    card, held = cells[source], cells[target]
+    if card is None:
+        return Refusal("from-gap", f"slot {source} is a gap: there is no card to move")
+    if held is not None:
+        return Refusal("to-card", f"slot {target} is not a gap: it holds {card_code(held)}")
+    if not rules.fill.accepts(cells, source, target):
+        return Refusal("misfit", rules.fill.refusal(cells, source, target))
+    return None
+
+
+def redeal_refusal(rules: Rules, cells: Cells, redeals_used: int,
+                   a_legal_move: Callable[[], Move | None]) -> Refusal | None:
+    """Return why a redeal is refused now, or None when it is allowed.
+
+    ``a_legal_move`` finds one legal card move (or None); it is called only
+    when the rules allow a redeal just when no move is left.
+    """
+    if rules.redeals == 0:
+        return Refusal("variant-has-no-redeal", f"{rules.name} has no redeal")
+    if not rules.unlimited_redeals and redeals_used >= rules.redeals:
+        used = ("the only redeal was" if rules.redeals == 1
+                else f"all {rules.redeals} redeals were")
+        return Refusal("no-redeal-left", f"no redeal left: {used} used")
+    if rules.won.is_won(cells):
+        return Refusal("won", "the game is already won: no redeal may follow")
+    if rules.timing is RedealTiming.STUCK:
+        possible = a_legal_move()
+        if possible is not None:
+            return Refusal("not-stuck", f"a redeal is only allowed when no move is left, "
+                                        f"and {possible} is possible")
+    return None
 
 
 @attrs.frozen(cache_hash=True)
@@ -271,7 +363,7 @@ class GameState:
     @property
     def is_stuck(self) -> bool:
         """Tell whether no card move is possible (a redeal may still be)."""
-        return Engine.from_state(self).is_stuck()
+        return next(self._iter_legal_moves(), None) is None
 
     @property
     def redeals_left(self) -> int | None:
@@ -283,20 +375,54 @@ class GameState:
         """Tell whether there is anything to undo."""
         return self.history is not None
 
+    @functools.cached_property
+    def _where(self) -> list[list[int]]:
+        """The card-to-slots index, built once per state when a question needs it."""
+        return card_index(self.board.cells)
+
+    def _iter_legal_moves(self) -> Iterator[Move]:
+        cells = self.board.cells
+        if self.rules.won.is_won(cells):
+            return
+        where, sources = self._where, self.rules.fill.sources
+        for target in self.board.gaps():
+            for source in sources(cells, target, where):
+                yield Move(source, target)
+
     def legal_moves(self) -> list[Move]:
         """Return every legal card move, gap by gap in slot order."""
-        return Engine.from_state(self).legal_moves()
+        return list(self._iter_legal_moves())
 
     def can_redeal(self) -> bool:
         """Tell whether a redeal is allowed now."""
-        return Engine.from_state(self).redeal_refusal() is None
+        return self.redeal_refusal() is None
+
+    def redeal_refusal(self) -> Refusal | None:
+        """Return why a redeal is refused now, or None when it is allowed."""
+        return redeal_refusal(self.rules, self.board.cells, self.redeals_used,
+                              lambda: next(self._iter_legal_moves(), None))
 
     def check(self, action: Action) -> Refusal | None:
         """Return why ``action`` is refused, or None when it is legal."""
-        return Engine.from_state(self).apply(action)
+        if type(action) is Move:
+            return move_refusal(self.rules, self.board.cells, action.source, action.target)
+        if type(action) is Redeal:
+            return self.redeal_refusal()
+        if type(action) is Undo:
+            return None if self.can_undo else Refusal("nothing-to-undo",
+                                                      "there is nothing to undo")
+        raise TypeError(f"not an action: {action!r}")
 
     def apply(self, action: Action) -> GameState:
         """Return the state after ``action``; raise :class:`IllegalActionError` if refused."""
+        if type(action) is Move:
+            refusal = self.check(action)
+            if refusal is not None:
+                raise IllegalActionError(action, refusal)
+            cells = list(self.board.cells)
+            cells[action.target], cells[action.source] = cells[action.source], None
+            return attrs.evolve(self, board=Board(self.rules.layout, cells),
+                                history=_History((action.source, action.target), self.history))
         engine = Engine.from_state(self)
         refusal = engine.apply(action)
         if refusal is not None:

@@ -15,6 +15,9 @@ import attrs
 
 from gapgrid.core.cards import KING, RANKS_PER_SUIT, SUITS, make_card
 
+NO_SLOT = -1
+"""What the slot tables below hold where there is no such slot (e.g. left of column 0)."""
+
 
 def _to_ranks(ranks: Iterable[int]) -> tuple[int, ...]:
     return tuple(ranks)
@@ -143,6 +146,26 @@ class Layout:
     def with_decks(self, decks: int) -> Layout:
         """Return this layout for ``decks`` decks: the same rows, repeated once per deck."""
         return attrs.evolve(self, decks=decks, rows=self.rows // self.decks * decks)
+
+    @functools.cached_property
+    def left_slots(self) -> tuple[int, ...]:
+        """For each slot, the slot on its left, or :data:`NO_SLOT` in column 0 (for rules)."""
+        return tuple(NO_SLOT if left is None else left
+                     for left in (self.left_of(slot) for slot in self.slots))
+
+    @functools.cached_property
+    def next_slots(self) -> tuple[int, ...]:
+        """For each slot, the next slot number, or :data:`NO_SLOT` after the last.
+
+        PySolFC's Galary looks at this "right neighbour", which for the last
+        column is column 0 of the next row.
+        """
+        return tuple(slot + 1 if slot + 1 < self.rlen else NO_SLOT for slot in self.slots)
+
+    @functools.cached_property
+    def neighbour_slots(self) -> tuple[tuple[int, ...], ...]:
+        """For each slot, its orthogonal neighbours in slot order (a table for rules)."""
+        return tuple(tuple(sorted(self.neighbours(slot))) for slot in self.slots)
 
     def iter_rows(self) -> Iterator[range]:
         """Yield the slots of each row, top to bottom."""

@@ -18,7 +18,7 @@ import attrs
 
 from gapgrid.core.dealnumber import GameRandom
 from gapgrid.core.layout import Layout
-from gapgrid.core.runs import Cells
+from gapgrid.core.runs import CardIndex, Cells
 
 UNLIMITED: Final = -1
 """Redeal count meaning "as many as you like" (PySolFC: ``max_rounds=-1``)."""
@@ -51,8 +51,13 @@ class FillRule(Protocol):
         """
         ...
 
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        """Return every slot whose card may move into the gap ``target``."""
+    def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
+        """Return every slot whose card may move into the gap ``target``, in slot order.
+
+        ``where`` is the engine's card-to-slots index of ``cells``, kept up to
+        date move by move, so a rule can look the wanted cards up instead of
+        scanning the board; without it the rule builds one.
+        """
         ...
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:

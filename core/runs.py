@@ -16,6 +16,10 @@ from gapgrid.core.layout import Layout
 Cells = Sequence[int | None]
 """The contents of every slot in reading order: a card, or None for a gap."""
 
+CardIndex = Sequence[Sequence[int]]
+"""For each card (0-51), the slots that hold it: one in a one-deck game, up to two in a
+two-deck game, none when the card is not in play."""
+
 
 def run_length(layout: Layout, cells: Cells, row: int) -> int:
     """Return how many cards from column 0 of ``row`` form its run."""
@@ -50,6 +54,16 @@ def finished_rows(layout: Layout, cells: Cells) -> int:
 
 
 def all_rows_finished(layout: Layout, cells: Cells) -> bool:
-    """Tell whether every row's run is full length (stops at the first that is not)."""
-    full = len(layout.sequence_ranks)
+    """Tell whether every row's run is full length.
+
+    Looks first at the last card of each run, which must be the sequence's
+    last rank: in a game under way that fails at once, so this check is
+    cheap enough to ask after every move.
+    """
+    sequence = layout.sequence_ranks
+    last, full = sequence[-1], len(sequence)
+    for start in layout.row_starts():
+        card = cells[start + full - 1]
+        if card is None or card % RANKS_PER_SUIT != last:
+            return False
     return all(run_length(layout, cells, row) == full for row in range(layout.rows))

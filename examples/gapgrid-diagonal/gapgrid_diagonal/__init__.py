@@ -8,47 +8,39 @@ from the baseline Montana rules plus :class:`DiagonalRules`.
 
 from __future__ import annotations
 
-from gapgrid.core.cards import card_code
-from gapgrid.core.fills import MontanaFill
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import FillRule
-from gapgrid.core.runs import Cells
+from collections.abc import Sequence
+
+from gapgrid import Cells, FillRule, Layout, MontanaFill, Registry, card_code, hookimpl
 
 
 class DiagonalFill(MontanaFill):
     """Montana's fill, or the card that follows the one diagonally up and to the left."""
 
-    def diagonal_of(self, target: int) -> int | None:
-        """Return the slot up and to the left of ``target``, or None at the top or left edge."""
-        left = self.layout.left_of(target)
-        if left is None or self.layout.row_of(target) == 0:
-            return None
-        return left - self.layout.rstep
+    __slots__ = ("diagonal",)
 
-    def accepts(self, cells: Cells, source: int, target: int) -> bool:
-        if super().accepts(cells, source, target):
-            return True
-        diagonal = self.diagonal_of(target)
+    def __init__(self, layout: Layout) -> None:
+        super().__init__(layout)
+        # One table, computed once: the slot up and to the left of each slot
+        # (None on the top row and in column 0).
+        self.diagonal: list[int | None] = []
+        for slot in layout.slots:
+            left = layout.left_of(slot)
+            above = layout.slot_at(layout.row_of(slot) - 1, layout.column_of(slot) - 1)
+            self.diagonal.append(None if left is None or layout.row_of(slot) == 0 else above)
+
+    def wanted(self, cells: Cells, target: int) -> Sequence[int]:
+        by_left = super().wanted(cells, target)
+        diagonal = self.diagonal[target]
         if diagonal is None or cells[diagonal] is None:
-            return False
-        return self.successor[cells[diagonal]] == cells[source]
-
-    def sources(self, cells: Cells, target: int) -> list[int]:
-        found = set(super().sources(cells, target))
-        diagonal = self.diagonal_of(target)
-        if diagonal is not None and cells[diagonal] is not None:
-            wanted = self.successor[cells[diagonal]]
-            found.update(slot for slot, card in enumerate(cells) if card == wanted)
-        return sorted(found)
+            return by_left
+        return (*by_left, *self.followers(cells[diagonal]))
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
-        diagonal = self.diagonal_of(target)
+        diagonal = self.diagonal[target]
         if diagonal is None or cells[diagonal] is None:
             return super().refusal(cells, source, target)
-        card, diagonal_card = cells[source], cells[diagonal]
-        assert card is not None and diagonal_card is not None
+        diagonal_card = cells[diagonal]
+        assert diagonal_card is not None
         return (f"{super().refusal(cells, source, target)}, and it does not follow "
                 f"{card_code(diagonal_card)} diagonally either")
 
