@@ -11,15 +11,17 @@ from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import Layout
 from gapgrid.core.rules import DealStyle, FillRule, KeepRule, RedealPlacement, RedealTiming, WonRule
 from gapgrid.core.runs import Cells, all_rows_finished
-
-MONTANA_LAYOUT = Layout(rows=4, rstep=13, rbase=1)
-"""Four rows of thirteen, rows headed by a 2, one full deck (PySolFC: 52, 13, 1)."""
+from gapgrid.core.shared_rules import MONTANA_LAYOUT
 
 MONTANA_REDEALS = 2
+"""Redeals PySolFC's Montana allows (three rounds)."""
 
 
 class AllRowsFinished:
-    """Won when every row's run is complete (PySolFC's ``Montana.isGameWon``)."""
+    """Won rule: every row's run is complete (PySolFC's ``Montana.isGameWon``).
+
+    The baseline's won rule, and the one every PySolFC variant keeps.
+    """
 
     __slots__ = ("layout",)
 
@@ -27,6 +29,7 @@ class AllRowsFinished:
         self.layout = layout
 
     def is_won(self, cells: Cells) -> bool:
+        """Tell whether every row of ``cells`` holds its full run."""
         return all_rows_finished(self.layout, cells)
 
 

@@ -5,7 +5,10 @@ then third-party entry points of the ``gapgrid`` group) and lets it fill
 the registry. A plugin that cannot be imported, implements a hook wrongly,
 or registers something twice is recorded as a :class:`PluginProblem` with
 its name and the reason; everything it registered is rolled back, and the
-other plugins keep working.
+other plugins keep working. A third-party plugin module that defines the same
+hook twice in one scope is refused too (:func:`hooks_defined_twice`): Python
+would keep only the last definition and silently drop what the first one
+registers.
 
 :meth:`Catalogue.rules` then builds a fresh plugin manager for one game:
 the baseline rules (``trylast``), the variant's rule plugins from the root
@@ -16,8 +19,11 @@ per catalogue, never in a module global.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import importlib.metadata
+import inspect
+import types
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -237,6 +243,10 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
     manager.add_hookspecs(hookspecs)
     registry = Registry()
     for loaded in plugins:
+        twice = _hooks_defined_twice_in(loaded.plugin) if loaded.tried else []
+        if twice:
+            found.append(PluginProblem(loaded.name, f"invalid plugin: {'; '.join(twice)}"))
+            continue
         try:
             manager.register(loaded.plugin, name=loaded.name)
             manager.check_pending()
@@ -261,6 +271,51 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
             found.append(PluginProblem(loaded.name, f"gapgrid_register failed: "
                                                     f"{type(error).__name__}: {error}"))
     return Catalogue(registry, found)
+
+
+def hooks_defined_twice(source: str) -> list[str]:
+    """Say which hooks ``source`` defines twice in one scope (the module, or one class body).
+
+    Python keeps only the last of two ``def gapgrid_register`` in a module, so
+    pluggy never sees the first and whatever it registers is lost without a
+    word. Only definitions written directly in a scope count: one inside an
+    ``if`` or ``try`` may be an alternative, not a redefinition. Returns one
+    message per repeated hook, empty when there is none.
+    """
+    tree = ast.parse(source)
+    scopes: list[ast.Module | ast.ClassDef] = [
+        tree, *(node for node in ast.walk(tree) if isinstance(node, ast.ClassDef))]
+    found = []
+    for scope in scopes:
+        lines: dict[str, list[int]] = {}
+        for statement in scope.body:
+            if (isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and statement.name.startswith(f"{hookspecs.PROJECT_NAME}_")):
+                lines.setdefault(statement.name, []).append(statement.lineno)
+        where = "" if isinstance(scope, ast.Module) else f" in class {scope.name}"
+        found += [f"{name} is defined {len(at)} times{where} (lines "
+                  f"{', '.join(map(str, at))}); Python keeps only the last, so the others "
+                  f"are never called: do everything in one {name}"
+                  for name, at in lines.items() if len(at) > 1]
+    return found
+
+
+def _hooks_defined_twice_in(plugin: object) -> list[str]:
+    """Run :func:`hooks_defined_twice` on a module plugin's source, when it can be read.
+
+    Modules loaded without source (from a zip of bytecode, say) and plugin
+    objects that are not modules are not checked.
+    """
+    if not isinstance(plugin, types.ModuleType):
+        return []
+    try:
+        source = inspect.getsource(plugin)
+    except (OSError, TypeError):
+        return []
+    try:
+        return hooks_defined_twice(source)
+    except SyntaxError:  # the module imported, so its source has changed since: no verdict
+        return []
 
 
 def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> None:

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.deals import BlueMoonDeal
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import DealStyle
-
-BLUE_MOON_LAYOUT = Layout(rows=4, rstep=14, rbase=0)
-"""Four rows of fourteen, rows headed by an Ace (PySolFC: 56, 14, 0)."""
+from gapgrid import BLUE_MOON_LAYOUT, BlueMoonDeal, DealStyle, Layout, Registry, hookimpl
 
 
 class BlueMoonRules:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.plugins.blue_moon import BLUE_MOON_LAYOUT
+from gapgrid import BLUE_MOON_LAYOUT, Layout, Registry, hookimpl
 
 
 class DoubleBlueMoonRules:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.baseline import MONTANA_LAYOUT
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
+from gapgrid import MONTANA_LAYOUT, Layout, Registry, hookimpl
 
 
 class DoubleMontanaRules:

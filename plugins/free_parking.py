@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.plugins.galary import GalaryRules
+from gapgrid import GalaryRules, Registry, hookimpl
 
 
 @hookimpl

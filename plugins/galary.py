@@ -1,20 +1,8 @@
-"""Galary (PySolFC 275): Red Moon with two-sided fills."""
+"""Galary (PySolFC 275): Red Moon with two-sided fills (shared with Free Parking)."""
 
 from __future__ import annotations
 
-from gapgrid.core.fills import GalaryFill
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import FillRule
-
-
-class GalaryRules:
-    """A gap also takes the card one rank below its right neighbour."""
-
-    @hookimpl
-    def gapgrid_fill_rule(self, layout: Layout) -> FillRule:
-        return GalaryFill(layout)
+from gapgrid import GalaryRules, Registry, hookimpl
 
 
 @hookimpl

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
+from gapgrid import Layout, Registry, hookimpl
 
 HOUSE_OF_COMMONS_LAYOUT = Layout(rows=4, rstep=10, rbase=1, ranks=range(10))
 

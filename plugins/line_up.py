@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
+from gapgrid import Layout, Registry, hookimpl
 
 LINE_UP_LAYOUT = Layout(rows=4, rstep=6, rbase=0, ranks=range(6))
 """Twenty-four cards, Ace to 6, in four rows of six; rows run Ace to 5."""

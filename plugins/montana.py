@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
+from gapgrid import Registry, hookimpl
 
 
 @hookimpl

@@ -6,10 +6,7 @@ with ``tryfirst`` hooks, so it overrides whatever the variant says.
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.redeals import PLACEMENTS
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import UNLIMITED, RedealPlacement, RedealTiming
+from gapgrid import PLACEMENTS, UNLIMITED, RedealPlacement, RedealTiming, Registry, hookimpl
 
 MAX_REDEALS = 999
 """More than anyone plays; beyond it, say ``unlimited``."""

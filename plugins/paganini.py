@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
+from gapgrid import Layout, Registry, hookimpl
 
 PAGANINI_LAYOUT = Layout(rows=4, rstep=10, rbase=0, ranks=(0, 5, 6, 7, 8, 9, 10, 11, 12))
 """Thirty-six cards, Ace and 6 to King, in four rows of ten: the 6 follows the Ace."""

@@ -6,9 +6,7 @@ move to a leftmost slot whenever the player chooses.
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.plugins.spaces_and_aces import AcesStayRules
+from gapgrid import AcesStayRules, Registry, hookimpl
 
 
 @hookimpl

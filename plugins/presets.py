@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
+from gapgrid import Registry, hookimpl
 
 PRESETS: tuple[dict[str, Any], ...] = (
     dict(slug="gaps", name="Gaps", base="montana",

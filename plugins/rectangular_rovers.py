@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.fills import RoversFill
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import FillRule
+from gapgrid import FillRule, Layout, Registry, RoversFill, hookimpl
 
 
 class RectangularRoversRules:

@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.deals import RedMoonDeal
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import DealStyle
-
-
-class RedMoonRules:
-    """Aces to column 0, column 1 left empty, the other cards after."""
-
-    @hookimpl
-    def gapgrid_deal_style(self) -> DealStyle:
-        return RedMoonDeal()
+from gapgrid import RedMoonRules, Registry, hookimpl
 
 
 @hookimpl

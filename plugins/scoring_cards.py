@@ -6,9 +6,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.core.scoring import GameSummary, Score, points
+from gapgrid import GameSummary, Registry, Score, hookimpl, points
 
 PER_CARD = 1
 PER_UNUSED_REDEAL = 10

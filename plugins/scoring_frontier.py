@@ -10,9 +10,7 @@ after using every redeal), gold (won with a redeal to spare).
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.core.scoring import GameSummary, Score, points
+from gapgrid import GameSummary, Registry, Score, hookimpl, points
 
 PER_CARD = 100
 PER_FINISHED_ROW = 1_000

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.registry import Registry
-from gapgrid.core.scoring import GameSummary, Score
+from gapgrid import GameSummary, Registry, Score, hookimpl
 
 
 class ParScheme:

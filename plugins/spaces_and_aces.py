@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-from gapgrid.core.deals import BlueMoonDeal
-from gapgrid.core.fills import AscendingFill
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.layout import Layout
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import DealStyle, FillRule
-
-
-class AcesStayRules:
-    """The Aces stay where the deal puts them, and there is no redeal (also Paganini II)."""
-
-    @hookimpl
-    def gapgrid_deal_style(self) -> DealStyle:
-        return BlueMoonDeal(heads_to_column_0=False)
-
-    @hookimpl
-    def gapgrid_redeals(self) -> int:
-        return 0
+from gapgrid import AcesStayRules, AscendingFill, FillRule, Layout, Registry, hookimpl
 
 
 class SpacesAndAcesRules(AcesStayRules):
-    """And a gap takes any higher card of its left neighbour's suit."""
+    """Aces stay where they land, no redeal, and a gap takes any higher card of its suit."""
 
     @hookimpl
     def gapgrid_fill_rule(self, layout: Layout) -> FillRule:

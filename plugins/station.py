@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from gapgrid.core.hookspecs import hookimpl
-from gapgrid.core.redeals import GapsInLastColumn
-from gapgrid.core.registry import Registry
-from gapgrid.core.rules import RedealPlacement
+from gapgrid import GapsInLastColumn, RedealPlacement, Registry, hookimpl
 
 
 class StationRules:

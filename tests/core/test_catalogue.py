@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import textwrap
 import types
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,7 @@ from gapgrid.core.catalogue import (
     OptionError,
     UnknownVariantError,
     build_catalogue,
+    hooks_defined_twice,
 )
 from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import Layout
@@ -230,3 +234,79 @@ def test_the_rules_cache_is_bounded(catalogue: Catalogue) -> None:
     for count in range(RULES_CACHE_SIZE + 50):
         catalogue.rules("montana", {"redeals": count})
     assert len(catalogue._rules_cache) == RULES_CACHE_SIZE
+
+
+ONE_REGISTER = """
+    from gapgrid import hookimpl
+
+    @hookimpl
+    def gapgrid_register(registry):
+        registry.add_variant(slug="first-of-two", name="First of two", base="montana")
+    """
+
+TWO_REGISTERS = ONE_REGISTER + """
+    @hookimpl
+    def gapgrid_register(registry):
+        registry.add_variant(slug="second-of-two", name="Second of two", base="montana")
+    """
+
+
+def test_hooks_defined_twice_finds_a_redefinition_at_module_level_and_in_a_class() -> None:
+    """Two defs of one hook in the module, or in one class body, are each named with lines."""
+    source = textwrap.dedent(TWO_REGISTERS) + textwrap.dedent("""
+        class Rules:
+            @hookimpl
+            def gapgrid_redeals(self):
+                return 1
+
+            @hookimpl
+            def gapgrid_redeals(self):
+                return 2
+        """)
+    found = hooks_defined_twice(source)
+    assert len(found) == 2
+    assert found[0].startswith("gapgrid_register is defined 2 times (lines 5, 9)")
+    assert found[1].startswith("gapgrid_redeals is defined 2 times in class Rules")
+
+
+@pytest.mark.parametrize("source", [
+    # one definition per scope, the same hook in two classes
+    "def gapgrid_register(registry): pass\n"
+    "class A:\n    def gapgrid_redeals(self): return 1\n"
+    "class B:\n    def gapgrid_redeals(self): return 2\n",
+    # alternatives under a condition are not redefinitions
+    "import sys\nif sys.version_info >= (3, 12):\n    def gapgrid_register(registry): pass\n"
+    "else:\n    def gapgrid_register(registry): pass\n",
+    # only hooks count
+    "def helper(): pass\ndef helper(): pass\n",
+])
+def test_hooks_defined_twice_accepts_sound_modules(source: str) -> None:
+    """Single definitions, conditional alternatives and non-hook functions raise nothing."""
+    assert hooks_defined_twice(source) == []
+
+
+def _module_from_file(path: Path, source: str) -> types.ModuleType:
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_third_party_module_defining_a_hook_twice_is_refused(tmp_path: Path) -> None:
+    """Instead of silently losing the first gapgrid_register, the loader refuses the plugin."""
+    module = _module_from_file(tmp_path / "twice.py", TWO_REGISTERS)
+    catalogue = _with(LoadedPlugin("twice", module))
+    assert [problem.plugin for problem in catalogue.problems] == ["twice"]
+    assert "gapgrid_register is defined 2 times" in catalogue.problems[0].reason
+    assert "first-of-two" not in catalogue.variants
+    assert "second-of-two" not in catalogue.variants
+
+
+def test_a_third_party_module_defining_each_hook_once_loads(tmp_path: Path) -> None:
+    """The check passes a sound module read from its source file."""
+    module = _module_from_file(tmp_path / "once.py", ONE_REGISTER)
+    catalogue = _with(LoadedPlugin("once", module))
+    assert catalogue.problems == ()
+    assert "first-of-two" in catalogue.variants
