@@ -12,6 +12,11 @@ Two measurements, one core, pure Python:
 3. Dispatch: one legality check on the rule object the game resolved once,
    against the same check reached through a pluggy hook call, which is
    what calling a hook per candidate would cost.
+4. Side by side, in one run: the engine against a plain list-based Montana
+   replay written below (:class:`PlainMontana`), on the same recorded
+   Montana and Blue Moon games from their dealt layouts; both must end on
+   the same boards. Then, on a single-round Gaps position, legal-move
+   generations and play/take-back pairs per second: what a search does.
 
 Usage: python bench/replay.py [--seconds N]
 """
@@ -25,20 +30,24 @@ import random
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from gapgrid import plugins
 from gapgrid.core.dealnumber import parse_deal_number
-from gapgrid.core.game import new_game
+from gapgrid.core.game import Engine, new_game
 from gapgrid.core.notation import REDEAL, UNDO, parse_actions
 from gapgrid.core.replay import replay
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pysolfc-games.jsonl"
 
 
-def golden_games() -> list[tuple[str, str, list[str]]]:
+def golden_records() -> list[dict[str, Any]]:
     with DATA.open(encoding="utf-8") as lines:
-        records = [json.loads(line) for line in lines]
-    return [(record["variant"], record["deal"], record["moves"]) for record in records]
+        return [json.loads(line) for line in lines]
+
+
+def golden_games() -> list[tuple[str, str, list[str]]]:
+    return [(record["variant"], record["deal"], record["moves"]) for record in golden_records()]
 
 
 def hundred_move_games(catalogue: plugins.Catalogue, per_variant: int,
@@ -101,6 +110,136 @@ def dispatch_cost(catalogue: plugins.Catalogue, checks: int = 200_000) -> None:
           f"call alone: {dispatched * 1e9:.0f} ns")
 
 
+class PlainMontana:
+    """The reference: Montana's rules on a bare list, the least a replay can do.
+
+    A card fits a gap when it is the next rank of the left card's suit, or
+    when the gap is in column 0 and the card has the row's first rank; a
+    redeal keeps each row's run, shuffles the rest with the game's generator
+    and leaves a gap after each run. No undo journal, no messages.
+    """
+
+    def __init__(self, rstep: int, rbase: int, cells: list[int | None], random: Any) -> None:
+        self.rstep, self.rbase, self.cells, self.random = rstep, rbase, cells, random
+
+    def run_length(self, start: int) -> int:
+        cells, rank = self.cells, self.rbase
+        head = cells[start]
+        if head is None or head % 13 != rank:
+            return 0
+        length = 1
+        while length < self.rstep - 1 and cells[start + length] == head + length:
+            length += 1
+        return length
+
+    def move(self, source: int, target: int) -> bool:
+        cells = self.cells
+        card = cells[source]
+        if card is None or cells[target] is not None:
+            return False
+        if target % self.rstep == 0:
+            if card % 13 != self.rbase:
+                return False
+        else:
+            left = cells[target - 1]
+            if left is None or left % 13 == 12 or card != left + 1:
+                return False
+        cells[target], cells[source] = card, None
+        return True
+
+    def redeal(self) -> None:
+        cells, rstep = self.cells, self.rstep
+        gathered, cards, gaps = [], [], set()
+        for start in range(0, len(cells), rstep):
+            kept = self.run_length(start)
+            gaps.add(start + kept)
+            for slot in range(start + kept, start + rstep):
+                gathered.append(slot)
+                if cells[slot] is not None:
+                    cards.append(cells[slot])
+        self.random.shuffle(cards)
+        for slot in gathered:
+            cells[slot] = None if slot in gaps else cards.pop()
+
+
+def side_by_side(catalogue: plugins.Catalogue, seconds: float) -> None:
+    """Moves per second of the engine and of :class:`PlainMontana` on the same games."""
+    games = []
+    for record in golden_records():
+        if record["variant"] not in ("montana", "blue-moon"):
+            continue
+        rules = catalogue.rules(record["variant"])
+        deal = parse_deal_number(record["deal"])
+        start = Engine.start(rules, deal)
+        actions = parse_actions(record["moves"])
+        plain_actions = [None if action == REDEAL else (action.source, action.target)
+                         for action in actions]
+        games.append((rules, deal, list(start.cells), start.rng_state, actions, plain_actions))
+
+    def engine_pass() -> list[list[int | None]]:
+        ends = []
+        for rules, deal, cells, rng_state, actions, _ in games:
+            random = deal.new_random()
+            random.setstate(rng_state)
+            engine = Engine(rules, deal, list(cells), 0, rng_state, random)
+            apply = engine.apply
+            for action in actions:
+                if apply(action) is not None:
+                    raise AssertionError("the engine refused a recorded move")
+            ends.append(engine.cells)
+        return ends
+
+    def plain_pass() -> list[list[int | None]]:
+        ends = []
+        for rules, deal, cells, rng_state, _, plain_actions in games:
+            random = deal.new_random()
+            random.setstate(rng_state)
+            plain = PlainMontana(rules.layout.rstep, rules.layout.rbase, list(cells), random)
+            move, redeal = plain.move, plain.redeal
+            for action in plain_actions:
+                if action is None:
+                    redeal()
+                elif not move(*action):
+                    raise AssertionError("the plain replay refused a recorded move")
+            ends.append(plain.cells)
+        return ends
+
+    if engine_pass() != plain_pass():
+        raise AssertionError("the engine and the plain replay end on different boards")
+    moves = sum(len(game[4]) for game in games)
+    rates = {"engine": [], "plain": []}
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:  # alternate, so noise hits both alike
+        for name, one_pass in (("engine", engine_pass), ("plain", plain_pass)):
+            begin = time.perf_counter()
+            one_pass()
+            rates[name].append(moves / (time.perf_counter() - begin))
+    engine_rate, plain_rate = (statistics.median(rates[name]) for name in ("engine", "plain"))
+    print(f"side by side ({len(games)} Montana and Blue Moon games, {moves} actions, "
+          f"{len(rates['engine'])} passes each): engine {engine_rate:,.0f} moves/s, plain list "
+          f"replay {plain_rate:,.0f} moves/s, ratio {engine_rate / plain_rate:.2f}")
+
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    engine = Engine.start(rules, parse_deal_number("27769"))
+    count, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds / 2:
+        for _ in range(1000):
+            engine.legal_pairs()
+        count += 1000
+    generations = count / (time.perf_counter() - begin)
+    pairs = engine.legal_pairs()
+    count, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds / 2:
+        for _ in range(1000):
+            for source, target in pairs:
+                engine.play(source, target)
+                engine.unplay(source, target)
+        count += 1000 * len(pairs)
+    applies = count / (time.perf_counter() - begin)
+    print(f"Gaps position (montana redeals=0, game 27769, {len(pairs)} legal moves): "
+          f"{generations:,.0f} legal-move generations/s, {applies:,.0f} play + take-back/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
@@ -137,6 +276,7 @@ def main() -> None:
     print(f"verify one: median {statistics.median(timings) * 1e6:.0f} us, "
           f"p99 {p99 * 1e6:.0f} us")
     dispatch_cost(catalogue)
+    side_by_side(catalogue, args.seconds)
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
           f"{platform.python_version()}, {platform.system()} {platform.release()}")
 

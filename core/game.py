@@ -29,7 +29,7 @@ from gapgrid.core.deals import deal_cells
 from gapgrid.core.fills import card_index
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
-from gapgrid.core.rules import RedealTiming, Rules
+from gapgrid.core.rules import RedealTiming, RuleError, Rules
 from gapgrid.core.runs import Cells
 
 
@@ -142,6 +142,25 @@ class Engine:
         self.gaps = [slot for slot, card in enumerate(cells) if card is None]
         self.codes = bytearray(GAP_CODE if card is None else card for card in cells)
 
+    def _reindex_slots(self, changed: list[int], before: Cells) -> None:
+        """Bring the index, gaps and codes up to date after ``changed`` slots were rewritten.
+
+        A redeal rewrites only the slots it gathered, and every gap lies among them.
+        """
+        cells, where, codes = self.cells, self.where, self.codes
+        for slot in changed:
+            card = before[slot]
+            if card is not None:
+                where[card].remove(slot)
+        for slot in changed:
+            card = cells[slot]
+            if card is None:
+                codes[slot] = GAP_CODE
+            else:
+                where[card].append(slot)
+                codes[slot] = card
+        self.gaps = [slot for slot in changed if cells[slot] is None]
+
     @property
     def won(self) -> bool:
         """Tell whether the position is won."""
@@ -201,13 +220,17 @@ class Engine:
 
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
-        refusal = move_refusal(self.rules, self.cells, source, target)
-        if refusal is not None:
-            return refusal
-        self.play(source, target)
-        self._journal.append((source, target))
-        self.moves_made += 1
-        return None
+        cells, rules = self.cells, self.rules
+        # The usual case, a legal move, in one test; move_refusal then says why
+        # not, checking in the order players are told.
+        if (0 <= source < len(cells) and 0 <= target < len(cells) and cells[target] is None
+                and cells[source] is not None and rules.fill.accepts(cells, source, target)
+                and not rules.won.is_won(cells)):
+            self.play(source, target)
+            self._journal.append((source, target))
+            self.moves_made += 1
+            return None
+        return move_refusal(rules, cells, source, target) or _disagreement(source, target)
 
     def redeal(self) -> Refusal | None:
         """Gather, shuffle and deal back, if a redeal is allowed now."""
@@ -215,13 +238,13 @@ class Engine:
         if refusal is not None:
             return refusal
         random = self._generator()
-        record = _RedealRecord(tuple(self.cells), self.rng_state)
+        before = tuple(self.cells)
         rules = self.rules
-        redeal_cells(rules.layout, self.cells, rules.keep, rules.placement, random)
+        gathered = redeal_cells(rules.layout, self.cells, rules.keep, rules.placement, random)
+        self._journal.append(_RedealRecord(before, self.rng_state))
         self.rng_state = random.getstate()
         self.redeals_used += 1
-        self._journal.append(record)
-        self._reindex()
+        self._reindex_slots(gathered, before)
         return None
 
     def undo(self) -> Refusal | None:
@@ -303,6 +326,10 @@ def move_refusal(rules: Rules, cells: Cells, source: int, target: int) -> Refusa
     if not rules.fill.accepts(cells, source, target):
         return Refusal("misfit", rules.fill.refusal(cells, source, target))
     return None
+
+
+def _disagreement(source: int, target: int) -> Refusal:
+    raise RuleError(f"the fill rule accepted {source}-{target} once and refused it once")
 
 
 def redeal_refusal(rules: Rules, cells: Cells, redeals_used: int,

@@ -154,6 +154,16 @@ class Layout:
                      for left in (self.left_of(slot) for slot in self.slots))
 
     @functools.cached_property
+    def slot_rows(self) -> tuple[int, ...]:
+        """For each slot, its row (a table for loops over many slots)."""
+        return tuple(self.row_of(slot) for slot in self.slots)
+
+    @functools.cached_property
+    def run_end_slots(self) -> tuple[int, ...]:
+        """For each row, the slot where a full run ends (a finished row's last card)."""
+        return tuple(start + len(self.sequence_ranks) - 1 for start in self.row_starts())
+
+    @functools.cached_property
     def next_slots(self) -> tuple[int, ...]:
         """For each slot, the next slot number, or :data:`NO_SLOT` after the last.
 

@@ -28,8 +28,11 @@ def gathered_slots(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:
 
 
 def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepRule,
-                 placement: RedealPlacement, random: GameRandom) -> None:
-    """Redeal ``cells`` in place: gather, shuffle (as the placement says) and deal back."""
+                 placement: RedealPlacement, random: GameRandom) -> list[int]:
+    """Redeal ``cells`` in place: gather, shuffle (as the placement says) and deal back.
+
+    Returns the gathered slots: only they changed.
+    """
     gathered = gathered_slots(layout, cells, keep)
     cards = [card for card in (cells[slot] for slot in gathered) if card is not None]
     gaps_wanted = len(gathered) - len(cards)
@@ -39,6 +42,7 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
                         f"{contents.count(None)} gaps, expected {len(gathered)} with {gaps_wanted}")
     for slot, card in zip(gathered, contents, strict=True):
         cells[slot] = card
+    return gathered
 
 
 def _deal_around(gathered: list[int], gaps: set[int], talon: list[int]) -> list[int | None]:
@@ -50,10 +54,12 @@ def _deal_around(gathered: list[int], gaps: set[int], talon: list[int]) -> list[
 
 def first_gathered_per_row(layout: Layout, gathered: list[int]) -> set[int]:
     """Return the first gathered slot of each row: the slot right after its kept run."""
-    firsts: dict[int, int] = {}
+    rows, firsts, previous = layout.slot_rows, set(), -1
     for slot in gathered:
-        firsts.setdefault(layout.row_of(slot), slot)
-    return set(firsts.values())
+        if rows[slot] != previous:
+            firsts.add(slot)
+            previous = rows[slot]
+    return firsts
 
 
 @attrs.frozen
