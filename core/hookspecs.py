@@ -12,8 +12,11 @@ Two kinds of hook:
   game and returns a value or a rule object; the engine never calls a hook
   per move.
 
-Plugin authors import :data:`hookimpl` from here and implement only the
-hooks they need, taking only the arguments they use.
+Plugin authors import :data:`hookimpl` from the public API (``from gapgrid
+import hookimpl``), never from this module, and implement only the hooks
+they need, taking only the arguments they use. Every type named below is
+public too (``gapgrid.Layout``, ``gapgrid.FillRule``, ...). docs/plugins.md
+describes each hook; a test keeps the two in step.
 """
 
 from __future__ import annotations
@@ -38,7 +41,10 @@ PROJECT_NAME = "gapgrid"
 """The pluggy project name and the entry-point group third-party plugins use."""
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+"""Marks a hook specification (gapgrid's own, below, or a plugin's new hook)."""
+
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+"""Marks a hook implementation: ``@hookimpl``, or ``@hookimpl(tryfirst=True)``."""
 
 
 @hookspec
@@ -47,11 +53,13 @@ def gapgrid_register(registry: Registry) -> None:
 
     Called once for each plugin when the catalogue is loaded, built-in
     plugins first. Use ``registry.add_variant``, ``registry.add_preset``,
-    ``registry.add_option`` and ``registry.add_scoring``. A duplicate slug,
-    other name or PySolFC id raises; the plugin is then reported with the
-    reason and none of its registrations are kept.
+    ``registry.add_option`` and ``registry.add_scoring``, all from this one
+    function: a module keeps only the last of two functions with the same
+    name, and the loader refuses a plugin module that defines this hook twice.
+    A duplicate slug, other name or PySolFC id raises; the plugin is then
+    reported with the reason and none of its registrations are kept.
 
-    :param registry: the :class:`core.registry.Registry` being filled.
+    :param registry: the :class:`gapgrid.Registry` being filled.
     :return: nothing.
     """
 
@@ -62,7 +70,7 @@ def gapgrid_layout() -> Layout:
 
     Called once per game. Stops at first non-None result.
 
-    :return: a :class:`core.layout.Layout`.
+    :return: a :class:`gapgrid.Layout`.
     """
 
 
@@ -74,7 +82,7 @@ def gapgrid_deal_style(layout: Layout) -> DealStyle:
     non-None result.
 
     :param layout: the game's layout.
-    :return: a :class:`core.rules.DealStyle`, e.g. one from :mod:`core.deals`.
+    :return: a :class:`gapgrid.DealStyle`, e.g. :class:`gapgrid.BlueMoonDeal`.
     """
 
 
@@ -86,7 +94,7 @@ def gapgrid_fill_rule(layout: Layout) -> FillRule:
     for every candidate move. Stops at first non-None result.
 
     :param layout: the game's layout.
-    :return: a :class:`core.rules.FillRule`, e.g. one from :mod:`core.fills`.
+    :return: a :class:`gapgrid.FillRule`, e.g. :class:`gapgrid.GalaryFill`.
     """
 
 
@@ -96,7 +104,7 @@ def gapgrid_redeals() -> int:
 
     Called once per game. Stops at first non-None result.
 
-    :return: 0, 1, 2, ... or :data:`core.rules.UNLIMITED`.
+    :return: 0, 1, 2, ... or :data:`gapgrid.UNLIMITED`.
     """
 
 
@@ -107,7 +115,7 @@ def gapgrid_redeal_keep(layout: Layout) -> KeepRule:
     Called once per game. Stops at first non-None result.
 
     :param layout: the game's layout.
-    :return: a :class:`core.rules.KeepRule`.
+    :return: a :class:`gapgrid.KeepRule`, e.g. :class:`gapgrid.KeepRuns`.
     """
 
 
@@ -118,7 +126,7 @@ def gapgrid_redeal_placement(layout: Layout) -> RedealPlacement:
     Called once per game. Stops at first non-None result.
 
     :param layout: the game's layout.
-    :return: a :class:`core.rules.RedealPlacement`, e.g. from :data:`core.redeals.PLACEMENTS`.
+    :return: a :class:`gapgrid.RedealPlacement`, e.g. from :data:`gapgrid.PLACEMENTS`.
     """
 
 
@@ -128,7 +136,7 @@ def gapgrid_redeal_timing() -> RedealTiming:
 
     Called once per game. Stops at first non-None result.
 
-    :return: a :class:`core.rules.RedealTiming`.
+    :return: a :class:`gapgrid.RedealTiming`.
     """
 
 
@@ -139,5 +147,5 @@ def gapgrid_won_rule(layout: Layout) -> WonRule:
     Called once per game. Stops at first non-None result.
 
     :param layout: the game's layout.
-    :return: a :class:`core.rules.WonRule`.
+    :return: a :class:`gapgrid.WonRule`, e.g. :class:`gapgrid.AllRowsFinished`.
     """

@@ -48,7 +48,7 @@ from gapgrid.core.fills import (
     RoversFill,
 )
 from gapgrid.core.hookspecs import hookimpl, hookspec
-from gapgrid.core.layout import Layout
+from gapgrid.core.layout import NO_SLOT, Layout
 from gapgrid.core.redeals import (
     PLACEMENTS,
     GapsAfterRuns,
@@ -68,7 +68,7 @@ from gapgrid.core.rules import (
     RuleError,
     WonRule,
 )
-from gapgrid.core.runs import Cells
+from gapgrid.core.runs import CardIndex, Cells
 from gapgrid.core.scoring import GameSummary, Score, ScoringScheme, points
 from gapgrid.core.shared_rules import (
     BLUE_MOON_LAYOUT,
@@ -94,7 +94,9 @@ __all__ = [  # plugin machinery
 __all__ += [  # geometry and the board
     "BLUE_MOON_LAYOUT",
     "MONTANA_LAYOUT",
+    "NO_SLOT",
     "Board",
+    "CardIndex",
     "Cells",
     "Layout",
 ]

@@ -8,8 +8,7 @@ from pathlib import Path
 from tests.distributions import run_gapgrid, write_distribution
 
 SPEED_SCHEME = """
-    from gapgrid.core.hookspecs import hookimpl
-    from gapgrid.core.scoring import points
+    from gapgrid import hookimpl, points
 
 
     class Speed:

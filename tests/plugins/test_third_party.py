@@ -52,6 +52,17 @@ def test_example_plugin_is_listed_dealt_and_verified_by_the_command_line() -> No
     assert refused.returncode == 1
 
 
+def test_the_example_readme_commands_work() -> None:
+    """Each ``gapgrid deal`` and ``gapgrid verify`` command the example's README shows succeeds."""
+    readme = Path(__file__).resolve().parents[2] / "examples" / "gapgrid-diagonal" / "README.md"
+    commands = [line.split("#")[0].split()[1:] for line in readme.read_text().splitlines()
+                if line.startswith(("gapgrid deal ", "gapgrid verify "))]
+    assert any(command[0] == "verify" for command in commands)
+    for command in commands:
+        result = run_gapgrid(*command)
+        assert result.returncode == 0, (command, result.stdout, result.stderr)
+
+
 def test_disabled_third_party_plugin_is_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """GAPGRID_DISABLE_PLUGINS blocks an entry point by name or by distribution."""
     monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "diagonal")
@@ -66,7 +77,7 @@ def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
     write_distribution(tmp_path, "crashes", "crashes_on_import",
                        "raise ImportError('no numpy')\n")
     write_distribution(tmp_path, "copycat", "copycat_plugin", """
-        from gapgrid.core.hookspecs import hookimpl
+        from gapgrid import hookimpl
 
         @hookimpl
         def gapgrid_register(registry):
