@@ -47,7 +47,7 @@ from gapgrid.core.fills import (
     MontanaFill,
     RoversFill,
 )
-from gapgrid.core.hookspecs import hookimpl, hookspec
+from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import NO_SLOT, Layout
 from gapgrid.core.redeals import (
     PLACEMENTS,
@@ -89,7 +89,6 @@ __all__ = [  # plugin machinery
     "RegistrationError",
     "Registry",
     "hookimpl",
-    "hookspec",
 ]
 __all__ += [  # geometry and the board
     "BLUE_MOON_LAYOUT",

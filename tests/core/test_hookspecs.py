@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pluggy
@@ -45,3 +46,14 @@ def test_every_hookspec_is_in_the_plugin_guide(name: str) -> None:
     text = DOCS.read_text(encoding="utf-8")
     parameters = [p for p in inspect.signature(getattr(hookspecs, name)).parameters]
     assert f"### `{name}({', '.join(parameters)})`" in text
+
+
+def test_hookspec_docstrings_name_only_the_public_api() -> None:
+    """Types a hook docstring names are public (``gapgrid.Layout``), never internal modules."""
+    import gapgrid
+    text = " ".join(inspect.getdoc(getattr(hookspecs, name)) or "" for name in _specs())
+    named = set(re.findall(r":(?:class|data|mod|func):`([\w.]+)`", text))
+    assert named, "the docstrings name their types"
+    for target in named:
+        assert target.startswith("gapgrid.") and target.count(".") == 1, target
+        assert target.removeprefix("gapgrid.") in gapgrid.__all__, target
