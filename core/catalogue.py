@@ -13,7 +13,7 @@ registers.
 :meth:`Catalogue.rules` then builds a fresh plugin manager for one game:
 the baseline rules (``trylast``), the variant's rule plugins from the root
 of its family down to itself, and the option plugins (``tryfirst``). Each
-rule hook is called once; the resulting :class:`core.rules.Rules` is cached
+rule hook is called once; the resulting :class:`gapgrid.core.rules.Rules` is cached
 per catalogue, never in a module global.
 """
 

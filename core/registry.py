@@ -5,6 +5,8 @@ A plugin describes what it brings with keyword-only calls
 each entry as it arrives and raises :class:`RegistrationError` on a
 duplicate slug, other name or PySolFC id, so a faulty plugin is caught at
 load time with a precise reason, and never silently replaces another game.
+Plugins see the class as ``gapgrid.Registry`` and its error as
+``gapgrid.RegistrationError``.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class ScoringInfo:
     name: str
     summary: str
     scheme: ScoringScheme
-    """An object with a ``score(summary)`` method (see :mod:`core.scoring`)."""
+    """An object with a ``score(summary)`` method (a :class:`gapgrid.ScoringScheme`)."""
 
     plugin: str = ""
 
