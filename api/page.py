@@ -1,0 +1,122 @@
+"""The player's page: static HTML, CSS and JavaScript modules served beside the API.
+
+:func:`register_page` adds to an app made by :func:`api.app.create_app`:
+
+* ``/``: today's puzzles, one per variant and preset;
+* ``/play/<slug>`` and ``/play/<slug>/<date>``: today's or a past day's puzzle, played in
+  the browser;
+* ``/assets/...``: the page's files from ``api/static/`` (shipped inside the wheel);
+* ``/v1/``: a small JSON index of the API.
+
+The page is a client of the public API and nothing else: it asks the same
+endpoints any app would, so it cannot know more than they say. Every page
+is sent with a Content-Security-Policy that lets it load and ask only its own
+origin, which is how "no request anywhere but the API" is kept, not merely
+promised.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, send_from_directory
+
+STATIC: Final = Path(__file__).with_name("static")
+"""The page's files: HTML shells, ``css/`` and ``js/`` modules, ``favicon.svg``."""
+
+EXTENSION: Final = "gapgrid"
+"""Where :func:`api.app.create_app` keeps the service state in ``app.extensions``."""
+
+CONTENT_SECURITY_POLICY: Final = "; ".join((
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+))
+"""Only this origin, for every kind of request the page can make."""
+
+page = Blueprint("page", __name__, static_folder="static", static_url_path="/assets")
+
+
+def register_page(app: Flask) -> None:
+    """Serve the player's page and the ``/v1/`` index from ``app``."""
+    app.register_blueprint(page)
+
+
+def _shell(name: str) -> Response:
+    """One of the HTML shells, never cached stale, with the page's security headers."""
+    response = send_from_directory(STATIC, name, max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@page.after_request
+def _secure(response: Response) -> Response:
+    """Send the same security headers with every page file."""
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+@page.get("/")
+def home() -> Response:
+    """Today's puzzles, with par and difficulty where the API has them."""
+    return _shell("home.html")
+
+
+@page.get("/play/<slug>")
+@page.get("/play/<slug>/<date>")
+def play(slug: str, date: str | None = None) -> Response:
+    """A puzzle to play: the script reads the variant and the day from the address.
+
+    The shell is the same for every puzzle, so an unknown variant or day is
+    reported by the page from the API's own 404 problem, in the API's words.
+    """
+    del slug, date  # read by the script from location.pathname
+    return _shell("play.html")
+
+
+def _today(state: Any) -> datetime.date:
+    """Today (UTC) by the app's own clock, which tests replace."""
+    puzzles = getattr(state, "puzzles", None)
+    if puzzles is not None:
+        return puzzles.today()  # type: ignore[no-any-return]
+    clock: Callable[[], datetime.datetime] = state.clock  # before the service layer
+    return clock().date()
+
+
+@page.get("/v1/")
+def api_index() -> Response:
+    """A small JSON index of the API: where its description, variants and today's puzzles are."""
+    state = current_app.extensions[EXTENSION]
+    catalogue: Any = state.catalogue
+    today = _today(state).isoformat()
+    daily = []
+    for slug in catalogue.slugs():
+        entry = catalogue.lookup(slug)
+        daily.append({"slug": slug, "name": entry.name,
+                      "puzzle": f"/v1/daily/{slug}",
+                      "leaderboard": f"/v1/puzzles/{today}/{slug}/leaderboard",
+                      "play": f"/play/{slug}"})
+    response = jsonify({
+        "name": "gapgrid puzzle API",
+        "version": "v1",
+        "openapi": "/v1/openapi.json",
+        "variants": "/v1/variants",
+        "verify": "/v1/verify",
+        "page": "/",
+        "today": today,
+        "daily": daily,
+    })
+    # The list of today's puzzles changes at UTC midnight and when plugins change.
+    response.headers["Cache-Control"] = "no-cache"
+    return response

@@ -1,0 +1,77 @@
+// Talking to the gapgrid API: the page's only source of truth.
+//
+// Every request goes to this origin (the Content-Security-Policy forbids any
+// other). Endpoints that a server may not have yet (hints, solutions, the
+// legal-move list) are looked up in the OpenAPI document first, so the page
+// never asks for a route that would answer 404: a browser logs every failed
+// request as a console error, and a player should not see those.
+
+/** An error answer of the API, with its RFC 9457 problem document when there is one. */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `the server answered ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+async function send(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { detail: text.slice(0, 200) };
+    }
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+/** GET a JSON document. */
+export const getJSON = (path) => send("GET", path);
+
+/** POST a JSON body and read the JSON answer. */
+export const postJSON = (path, body) => send("POST", path, body);
+
+/** Path segments as the API wants them. */
+export const enc = encodeURIComponent;
+
+let capabilitiesPromise = null;
+
+/**
+ * What this server offers, read once from its OpenAPI document: a Set of
+ * "METHOD /v1/path/{param}" strings.
+ */
+export function capabilities() {
+  if (!capabilitiesPromise) {
+    capabilitiesPromise = getJSON("/v1/openapi.json").then(
+      (doc) => {
+        const found = new Set();
+        for (const [path, item] of Object.entries(doc.paths || {})) {
+          for (const method of Object.keys(item)) found.add(`${method.toUpperCase()} ${path}`);
+        }
+        return found;
+      },
+      () => new Set(), // no description: use only what every version has
+    );
+  }
+  return capabilitiesPromise;
+}
+
+/** Today's date in UTC, the API's day, as YYYY-MM-DD. */
+export function todayUTC() {
+  return new Date().toISOString().slice(0, 10);
+}

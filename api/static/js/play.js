@@ -1,0 +1,658 @@
+// The play page: /play/{slug} (today's puzzle) and /play/{slug}/{date}.
+//
+// Everything a player does becomes an action in gapgrid notation ("12-3",
+// "redeal", "undo") sent to the API; the board is redrawn from the answer.
+// Clicks and keys are queued and handled one at a time, so a fast player (or
+// a test) never has two requests racing to change the game.
+
+import { ApiError, capabilities, enc, getJSON, postJSON, todayUTC } from "./api.js";
+import { BoardView } from "./board.js";
+import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
+import { cardMoves, effectiveActions, Game, saved } from "./game.js";
+
+const PLAYER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9 _.-]*[A-Za-z0-9_.-])?$/;
+
+const $ = (id) => document.getElementById(id);
+const action = (name) => document.querySelector(`[data-action="${name}"]`);
+
+/** "3:07", or "1:02:03" past the hour. */
+function clock(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const rest = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
+function element(tag, attributes = {}, ...children) {
+  const made = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "class") made.className = value;
+    else made.setAttribute(key, value);
+  }
+  made.append(...children);
+  return made;
+}
+
+function shiftDate(date, days) {
+  const moment = new Date(`${date}T00:00:00Z`);
+  moment.setUTCDate(moment.getUTCDate() + days);
+  return moment.toISOString().slice(0, 10);
+}
+
+function problemText(error) {
+  if (error instanceof ApiError) return error.message;
+  return `something went wrong: ${error.message}`;
+}
+
+class PlayPage {
+  constructor(slug, date) {
+    this.slug = slug;
+    this.requestedDate = date;
+    this.queue = Promise.resolve();
+    this.pending = 0;
+    this.selection = null; // {kind: "gap"|"card", slot, targets: Set}
+    this.hint = null; // [source, target] of the last hint, until the next move
+    this.last = null;
+    this.caps = new Set();
+  }
+
+  // -- loading -------------------------------------------------------------------------
+
+  async start() {
+    try {
+      this.caps = await capabilities();
+      const [variant, puzzle] = await Promise.all([
+        getJSON(`/v1/variants/${enc(this.slug)}`),
+        getJSON(this.requestedDate ? `/v1/puzzles/${enc(this.requestedDate)}/${enc(this.slug)}`
+          : `/v1/daily/${enc(this.slug)}`),
+      ]);
+      this.variant = variant;
+      this.puzzle = puzzle;
+    } catch (error) {
+      $("title").textContent = "This puzzle cannot be shown";
+      this.say(problemText(error), "error");
+      $("board").dataset.state = "error";
+      $("board").removeAttribute("aria-busy");
+      $("leaderboard-panel").hidden = true;
+      return;
+    }
+    this.live = this.puzzle.date === todayUTC();
+    this.game = new Game(this.puzzle, this.variant);
+    await this.game.init();
+    this.stored = saved.load(this.puzzle.id) || { moves: [] };
+    this.drawHeading();
+    this.board = new BoardView($("board"), this.variant, (slot) => this.enqueue(() =>
+      this.activate(slot)));
+    this.wireControls();
+    const refused = await this.guard(() => this.game.load(this.stored.moves));
+    if (refused) {
+      this.say(`Your saved game was cut back to its first ${this.game.moves.length} actions: `
+        + `the server refused ${refused.move} (${refused.reason}).`, "error");
+    } else if (this.stored.moves.length) {
+      this.say(`Welcome back: your game of ${this.puzzle.date} is restored `
+        + `(${cardMoves(this.game.moves)} moves).`);
+    }
+    this.keep();
+    this.update();
+    $("board").removeAttribute("aria-busy");
+    setInterval(() => this.tick(), 1000);
+    this.loadLeaderboard();
+    this.drawSolution();
+  }
+
+  drawHeading() {
+    const { puzzle, variant } = this;
+    const name = puzzle.name || variant.name;
+    document.title = `${name}, ${puzzle.date} · gapgrid`;
+    $("title").textContent = name;
+    const redeals = variant.redeals === 0 ? "no redeal"
+      : variant.redeals === "unlimited" ? "unlimited redeals"
+        : `${variant.redeals} redeal${variant.redeals === 1 ? "" : "s"}`;
+    $("subtitle").textContent = `${this.live ? "Today's puzzle" : "Puzzle"} of ${puzzle.date}`
+      + ` · ${variant.rows} × ${variant.rstep} · ${redeals}`
+      + (puzzle.certified ? " · certified winnable" : "");
+    $("rules-summary").textContent = variant.summary || "";
+    // Par and difficulty come with certified puzzles; until then a dash, explained.
+    const par = $("par");
+    par.textContent = Number.isInteger(puzzle.par) ? String(puzzle.par) : "–";
+    par.title = Number.isInteger(puzzle.par) ? "The fewest actions known to win"
+      : "Par is not available for this puzzle yet";
+    par.setAttribute("aria-label", Number.isInteger(puzzle.par) ? String(puzzle.par)
+      : "not available yet");
+    const difficulty = $("difficulty");
+    difficulty.textContent = puzzle.difficulty?.label ?? "–";
+    difficulty.title = puzzle.difficulty ? `${puzzle.difficulty.label} (${
+      puzzle.difficulty.value})` : "Difficulty is not available for this puzzle yet";
+    difficulty.setAttribute("aria-label", puzzle.difficulty?.label ?? "not available yet");
+    if (puzzle.pysolfc?.how) $("pysolfc").textContent = puzzle.pysolfc.how;
+    const days = $("days");
+    const previous = shiftDate(puzzle.date, -1);
+    days.append(element("a", { href: `/play/${enc(this.slug)}/${previous}` }, `← ${previous}`));
+    if (!this.live) {
+      days.append(element("a", { href: `/play/${enc(this.slug)}` }, "Today →"));
+    }
+    if (!this.caps.has("POST /v1/hint")) {
+      action("hint").title = "Hints are not available on this server yet";
+      $("hint-note").textContent = "(not available yet)";
+    }
+  }
+
+  wireControls() {
+    action("undo").addEventListener("click", () => this.enqueue(() => this.undo()));
+    action("redeal").addEventListener("click", () => this.enqueue(() => this.redeal()));
+    action("hint").addEventListener("click", () => this.enqueue(() => this.askHint()));
+    action("finish").addEventListener("click", () => this.showEnd(true));
+    action("copy").addEventListener("click", () => this.copyShare());
+    $("submit-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.enqueue(() => this.submit());
+    });
+    const remembered = saved.get("player");
+    if (remembered) $("player").value = remembered;
+    document.addEventListener("keydown", (event) => {
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.target.closest("input, textarea, select")) return;
+      const shortcuts = { u: () => this.undo(), r: () => this.redeal(), h: () => this.askHint() };
+      const key = event.key.toLowerCase();
+      if (key in shortcuts) {
+        event.preventDefault();
+        this.enqueue(shortcuts[key]);
+      } else if (event.key === "Escape" && this.selection) {
+        this.selection = null;
+        this.say("Selection cleared.");
+        this.update();
+      }
+    });
+  }
+
+  // -- the queue ----------------------------------------------------------------------
+
+  /** Run `task` after every task before it; the board says it is busy meanwhile. */
+  enqueue(task) {
+    this.pending += 1;
+    $("board").setAttribute("aria-busy", "true");
+    this.queue = this.queue.then(() => this.guard(task)).finally(() => {
+      this.pending -= 1;
+      if (this.pending === 0) $("board").removeAttribute("aria-busy");
+    });
+    return this.queue;
+  }
+
+  async guard(task) {
+    try {
+      return await task();
+    } catch (error) {
+      this.say(problemText(error), "error");
+      return null;
+    }
+  }
+
+  // -- playing -------------------------------------------------------------------------
+
+  get rows() {
+    return this.game.position.rows;
+  }
+
+  codeAt(slot) {
+    return BoardView.codeAt(this.rows, this.variant.rstep, slot);
+  }
+
+  gaps() {
+    const gaps = [];
+    this.rows.flat().forEach((code, slot) => {
+      if (code === null) gaps.push(slot);
+    });
+    return gaps;
+  }
+
+  async activate(slot) {
+    if (this.game.position.won) {
+      this.say("The game is won: there is nothing left to move.");
+      return;
+    }
+    const code = this.codeAt(slot);
+    const selection = this.selection;
+    if (code === null) {
+      if (selection?.kind === "card") {
+        await this.tryMove(selection.slot, slot);
+      } else if (selection?.kind === "gap" && selection.slot === slot) {
+        this.selection = null;
+        this.say(`Gap at slot ${slot} no longer selected.`);
+      } else {
+        const sources = this.game.sourcesOf(slot);
+        this.selection = { kind: "gap", slot, targets: new Set(sources || []) };
+        this.say(sources === null ? `Gap at slot ${slot} selected: now choose a card.`
+          : sources.length === 0 ? `Gap at slot ${slot} selected, but no card fits it now.`
+            : `Gap at slot ${slot} selected: ${sources.map((source) =>
+              cardText(this.codeAt(source))).join(", ")} ${sources.length === 1 ? "fits" : "fit"}.`);
+      }
+    } else if (selection?.kind === "gap") {
+      await this.tryMove(slot, selection.slot);
+    } else if (selection?.kind === "card" && selection.slot === slot) {
+      this.selection = null;
+      this.say(`${cardText(code)} no longer selected.`);
+    } else {
+      const targets = await this.game.targetsOf(slot, this.gaps());
+      if (targets.length === 1) {
+        await this.tryMove(slot, targets[0]);
+        return;
+      }
+      if (targets.length === 0) {
+        this.selection = null;
+        await this.explainNoFit(slot);
+      } else {
+        this.selection = { kind: "card", slot, targets: new Set(targets) };
+        this.say(`${cardText(code)} fits ${targets.length} gaps (slots ${targets.join(", ")}): `
+          + "choose one.");
+      }
+    }
+    this.update();
+  }
+
+  /** Play `source`-`target`, or say the engine's reason why not. */
+  async tryMove(source, target) {
+    this.selection = null;
+    const code = this.codeAt(source);
+    const move = `${source}-${target}`;
+    const refusal = await this.game.play(move);
+    if (refusal) {
+      this.say(`${cardText(code)} cannot go to slot ${target}: ${refusal.reason}`, "error");
+    } else {
+      this.afterAction([source, target]);
+      this.say(`${cardText(code)} moved from slot ${source} to slot ${target}.`);
+      this.announceEnd();
+    }
+    this.update();
+  }
+
+  async explainNoFit(source) {
+    const code = this.codeAt(source);
+    const gaps = this.gaps();
+    // One verification per gap, so each refusal is the engine's own sentence.
+    const refusals = await Promise.all(gaps.map((gap) => this.game.refusal(`${source}-${gap}`)));
+    const reasons = [...new Set(refusals.filter(Boolean).map((refusal) => refusal.reason))];
+    this.say(`${cardText(code)} fits no gap now: ${reasons.join("; ")}`, "error");
+  }
+
+  afterAction(slots) {
+    this.hint = null;
+    this.hintRedeal = false;
+    this.last = slots;
+    this.keep();
+    if (this.live && !this.stored.token) this.requestToken();
+  }
+
+  async undo() {
+    if (!this.game.canUndo) {
+      this.say("There is nothing to undo.");
+      return;
+    }
+    const before = effectiveActions(this.game.moves).at(-1);
+    const refusal = await this.game.play("undo");
+    if (refusal) {
+      this.say(`Undo refused: ${refusal.reason}`, "error");
+    } else {
+      this.selection = null;
+      this.afterAction(null);
+      this.say(before === "redeal" ? "Redeal undone." : `Move ${before} undone.`);
+    }
+    this.update();
+  }
+
+  async redeal() {
+    const refusal = await this.game.play("redeal");
+    if (refusal) {
+      this.say(`No redeal: ${refusal.reason}`, "error");
+    } else {
+      this.selection = null;
+      this.afterAction(null);
+      const left = this.game.position.redeals_left;
+      this.say(`Redealt: the cards not in sequence were shuffled and dealt again (${
+        left === "unlimited" ? "unlimited redeals" : `${left} left`}).`);
+      this.announceEnd();
+    }
+    this.update();
+  }
+
+  async askHint() {
+    if (!this.caps.has("POST /v1/hint")) {
+      this.say("Hints are not available on this server yet.");
+      return;
+    }
+    if (this.game.over) {
+      this.say("The game is over: no hint can help now.");
+      return;
+    }
+    const body = { ...this.game.request(this.game.moves) };
+    if (this.stored.token) body.token = this.stored.token;
+    const answer = await postJSON("/v1/hint", body);
+    this.stored.assisted = true;
+    this.keep();
+    if (answer.verdict === "won" && answer.next) {
+      const left = Number.isInteger(answer.remaining) ? ` (${answer.remaining} action${
+        answer.remaining === 1 ? "" : "s"} to win from here)` : "";
+      if (answer.next === "redeal") {
+        this.hint = null;
+        this.hintRedeal = true;
+        this.say(`Hint: redeal${left}.`);
+      } else {
+        this.hint = answer.next.split("-").map(Number);
+        this.say(`Hint: ${describeMove(answer.next, this.rows, this.variant.rstep)}${left}.`);
+      }
+    } else if (answer.verdict === "lost") {
+      this.say("Hint: no winning line is left from here. Undo some moves"
+        + (this.game.position.redeal_allowed ? " or redeal." : "."));
+    } else {
+      this.say("Hint: the solver found no answer in time from this position.");
+    }
+    this.update();
+  }
+
+  // -- time --------------------------------------------------------------------------
+
+  async requestToken() {
+    if (this.tokenRequest) return;
+    const { date, variant } = this.puzzle;
+    this.tokenRequest = postJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/start`, {})
+      .then((answer) => {
+        // The server's start time, moved onto this browser's clock, so the
+        // timer shows what the server will count even if the clocks differ.
+        const received = Date.now();
+        this.stored.token = answer.token;
+        this.stored.startedAt = received;
+        this.stored.serverStartedAt = answer.started_at;
+        this.keep();
+        this.tick();
+      }, (error) => {
+        this.tokenRequest = null;
+        this.say(`The timer could not start: ${problemText(error)}`, "error");
+      });
+  }
+
+  elapsed() {
+    if (this.stored.finishedSeconds !== undefined) return this.stored.finishedSeconds;
+    if (!this.stored.startedAt) return 0;
+    return (Date.now() - this.stored.startedAt) / 1000;
+  }
+
+  tick() {
+    $("time").textContent = clock(this.elapsed());
+  }
+
+  // -- drawing ----------------------------------------------------------------------
+
+  keep() {
+    if (!this.puzzle) return;
+    this.stored.moves = this.game.moves;
+    if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt) {
+      this.stored.finishedSeconds = this.elapsed();
+    } else if (!this.game.over && this.stored.finishedSeconds !== undefined) {
+      delete this.stored.finishedSeconds; // undone back into play: the clock runs again
+    }
+    saved.save(this.puzzle.id, this.stored);
+  }
+
+  say(text, kind = "info") {
+    const message = $("message");
+    message.textContent = text;
+    message.dataset.kind = kind;
+  }
+
+  state() {
+    const position = this.game.position;
+    if (position.won) return "won";
+    if (position.stuck === true) return "stuck";
+    return "playing";
+  }
+
+  update() {
+    const position = this.game.position;
+    const board = $("board");
+    board.dataset.state = this.state();
+    const selection = this.selection;
+    this.board.render(position.rows, {
+      selected: selection?.slot,
+      targets: selection?.targets,
+      hint: this.hint,
+      last: this.last,
+    });
+    $("moves").textContent = String(cardMoves(this.game.moves));
+    const left = position.redeals_left;
+    $("redeals-left").textContent = left === "unlimited" ? "∞" : String(left ?? "–");
+    $("redeal-note").textContent = this.variant.redeals === 0 ? "(none)"
+      : left === "unlimited" ? "(∞)" : `(${left ?? 0} left)`;
+    action("undo").disabled = !this.game.canUndo;
+    // A refused redeal is explained by the engine, so the button stays usable
+    // while redeals remain, even when this moment does not allow one.
+    action("redeal").disabled = position.won || left === 0 || this.variant.redeals === 0;
+    action("redeal").classList.toggle("hinted", this.hintRedeal === true);
+    action("hint").disabled = position.won || !this.caps.has("POST /v1/hint");
+    const over = this.game.over;
+    action("finish").hidden = over || !this.live || effectiveActions(this.game.moves).length === 0;
+    if (over) this.showEnd(false);
+    else if (!this.endedByPlayer) this.hideEnd();
+    this.tick();
+  }
+
+  announceEnd() {
+    const position = this.game.position;
+    if (position.won) {
+      this.say(`Won in ${cardMoves(this.game.moves)} moves! Every row is finished.`, "success");
+    } else if (this.game.over) {
+      this.say("No move and no redeal left: the game is over. Undo to try another way, "
+        + "or submit your result.", "error");
+    } else if (position.stuck === true) {
+      this.say("No card can move: redeal, or undo.");
+    }
+  }
+
+  // -- the end ---------------------------------------------------------------------
+
+  async showEnd(byPlayer) {
+    if (byPlayer) this.endedByPlayer = true;
+    const won = this.game.position.won;
+    $("summary").hidden = false;
+    $("summary-title").textContent = won ? "You won!" : this.game.over ? "Game over"
+      : "Your game so far";
+    $("submit-panel").hidden = !this.live;
+    $("share-panel").hidden = false;
+    $("share-text").value = this.shareText();
+    const key = this.game.moves.join(" ");
+    if (this.summaryFor === key) return;
+    this.summaryFor = key;
+    const figures = [
+      ["Result", won ? "won" : `${this.cardsInSequence()} cards in sequence`],
+      ["Moves", String(cardMoves(this.game.moves))],
+      ["Time", this.stored.startedAt ? clock(this.elapsed()) : "not timed"],
+      ["Par", Number.isInteger(this.puzzle.par) ? String(this.puzzle.par) : "not available yet"],
+    ];
+    if (this.stored.assisted) figures.push(["Hints", "used (assisted)"]);
+    this.drawFigures(figures);
+    const answer = await this.guard(() => postJSON("/v1/verify", {
+      ...this.game.request(this.game.moves), scoring: ["all"] }));
+    if (this.summaryFor !== key || !answer?.scores) return;
+    for (const name of ["frontier", "cards"]) {
+      const scheme = answer.scores[name];
+      if (scheme) figures.push([`Score (${name})`, String(scheme.total)]);
+    }
+    this.drawFigures(figures);
+  }
+
+  drawFigures(figures) {
+    $("summary-figures").replaceChildren(...figures.map(([term, value]) =>
+      element("div", {}, element("dt", {}, term), element("dd", !value.startsWith("not ") ? {}
+        : { class: "absent" }, value))));
+  }
+
+  hideEnd() {
+    $("summary").hidden = true;
+    $("submit-panel").hidden = true;
+    $("share-panel").hidden = true;
+    this.summaryFor = null;
+  }
+
+  cardsInSequence() {
+    return runLengths(this.rows, this.variant).reduce((sum, length) => sum + length, 0);
+  }
+
+  /** A result to paste anywhere that gives nothing away: squares, not cards. */
+  shareText() {
+    const runs = runLengths(this.rows, this.variant);
+    const grid = this.rows.map((row, index) => row.map((code, column) => {
+      if (code === null) return "⬜";
+      if (column < runs[index]) return isFinished(runs[index], this.variant) ? "🟩" : "🟨";
+      return "⬛";
+    }).join(""));
+    const won = this.game.position.won;
+    const outcome = won ? `won in ${cardMoves(this.game.moves)} moves`
+      : `${this.cardsInSequence()} cards in sequence, ${cardMoves(this.game.moves)} moves`;
+    const time = this.stored.startedAt ? `, ${clock(this.elapsed())}` : "";
+    const assisted = this.stored.assisted ? " (with hints)" : "";
+    return [`gapgrid ${this.puzzle.name || this.variant.name} ${this.puzzle.date}`,
+      `${outcome}${time}${assisted}`, ...grid,
+      `${location.origin}/play/${this.slug}/${this.puzzle.date}`].join("\n");
+  }
+
+  async copyShare() {
+    const text = $("share-text").value;
+    try {
+      await navigator.clipboard.writeText(text);
+      $("copy-note").textContent = "Copied.";
+    } catch {
+      $("share-text").select();
+      $("copy-note").textContent = "Selected: copy it with your device's copy command.";
+    }
+  }
+
+  // -- submitting and the leaderboard --------------------------------------------------
+
+  async submit() {
+    const player = $("player").value.trim();
+    const result = $("submit-result");
+    if (!PLAYER_NAME.test(player) || player.length > 32) {
+      result.textContent = "Choose a name of 1 to 32 letters, digits, spaces, _ . or -, "
+        + "starting with a letter or digit.";
+      result.dataset.kind = "error";
+      $("player").setAttribute("aria-invalid", "true");
+      return;
+    }
+    $("player").removeAttribute("aria-invalid");
+    saved.set("player", player);
+    const body = { player, moves: this.game.moves };
+    if (this.stored.token) body.token = this.stored.token;
+    const { date, variant } = this.puzzle;
+    try {
+      const answer = await postJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/submissions`,
+        body);
+      if (!answer.stored) {
+        const error = answer.result?.error;
+        result.textContent = `Not stored: the server refused move ${error?.index + 1} `
+          + `(${error?.move}): ${error?.reason}`;
+        result.dataset.kind = "error";
+        return;
+      }
+      this.stored.submittedAs = answer.player;
+      this.keep();
+      const time = answer.elapsed_seconds === null || answer.elapsed_seconds === undefined ? ""
+        : `, in ${clock(answer.elapsed_seconds)}`;
+      result.textContent = `Stored for ${answer.player}${time}: rank ${answer.rank} of `
+        + `${answer.players}.`;
+      result.dataset.kind = "success";
+    } catch (error) {
+      result.textContent = problemText(error);
+      result.dataset.kind = "error";
+    }
+    await this.loadLeaderboard();
+  }
+
+  async loadLeaderboard() {
+    const { date, variant } = this.puzzle;
+    const holder = $("leaderboard");
+    let board;
+    try {
+      board = await getJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/leaderboard?per_page=20`);
+    } catch (error) {
+      holder.replaceChildren(element("p", { class: "muted" }, problemText(error)));
+      return;
+    }
+    if (!board.entries.length) {
+      holder.replaceChildren(element("p", { class: "muted" }, this.live
+        ? "No result yet today: be the first." : "Nobody submitted a result that day."));
+      return;
+    }
+    const me = (saved.get("player") || "").toLowerCase();
+    const head = element("tr", {}, ...["#", "Player", "Result", "Moves", "Time"].map((text) =>
+      element("th", { scope: "col" }, text)));
+    const rows = board.entries.map((entry) => {
+      const notes = [];
+      if (entry.at_par) notes.push("at par");
+      if (entry.assisted) notes.push("assisted");
+      const result = `${entry.won ? "✓ won" : "not won"}${notes.length
+        ? ` (${notes.join(", ")})` : ""}`;
+      const row = element("tr", {},
+        element("td", {}, String(entry.rank)),
+        element("td", { class: "player" }, entry.player),
+        element("td", {}, result),
+        element("td", {}, String(entry.moves)),
+        element("td", {}, entry.seconds === null || entry.seconds === undefined ? "–"
+          : clock(entry.seconds)));
+      if (entry.player.toLowerCase() === me) row.className = "me";
+      return row;
+    });
+    const table = element("table", { class: "leaderboard" },
+      element("caption", { class: "muted small" }, `${board.total} player${
+        board.total === 1 ? "" : "s"}: won games first, then fewer moves, then less time.`),
+      element("thead", {}, head), element("tbody", {}, ...rows));
+    holder.replaceChildren(table);
+  }
+
+  drawSolution() {
+    const route = "GET /v1/puzzles/{date}/{slug}/solution";
+    const panel = $("solution-panel");
+    const holder = $("solution");
+    if (this.live) {
+      if (!this.caps.has(route)) return;
+      panel.hidden = false;
+      holder.replaceChildren(element("p", { class: "muted" },
+        `The solution opens when the day is over (${this.puzzle.ends_at || "midnight UTC"}).`));
+      return;
+    }
+    panel.hidden = false;
+    if (!this.caps.has(route)) {
+      holder.replaceChildren(element("p", { class: "muted" },
+        "Solutions are not available on this server yet."));
+      return;
+    }
+    const url = `/v1/puzzles/${enc(this.puzzle.date)}/${enc(this.puzzle.variant)}/solution`;
+    const button = element("button", { type: "button", "data-action": "solution" },
+      "Show the solution");
+    button.addEventListener("click", async () => {
+      try {
+        const answer = await getJSON(url);
+        const line = answer.moves || answer.line || answer.solution
+          || Object.values(answer).find((value) => Array.isArray(value)) || [];
+        holder.replaceChildren(
+          element("p", {}, `A winning line of ${line.length} actions:`),
+          element("ol", { class: "solution-line" }, ...line.map((move) =>
+            element("li", {}, element("code", {}, move)))),
+          element("p", { class: "small" }, element("a", { href: url }, "The solution as JSON")));
+      } catch (error) {
+        holder.replaceChildren(element("p", { class: "muted" }, problemText(error)));
+      }
+    });
+    holder.replaceChildren(button, " ", element("a", { href: url, class: "small" },
+      "(JSON)"));
+  }
+}
+
+function route() {
+  const parts = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  // /play/{slug} or /play/{slug}/{date}
+  return { slug: parts[1] || "montana", date: parts[2] || null };
+}
+
+const { slug, date } = route();
+const page = new PlayPage(slug, date);
+window.gapgrid = page; // for the curious, and for tests that want to look inside
+page.start();

@@ -1,0 +1,99 @@
+"""Fixtures for the browser tests: one server, one Chromium, a fresh page per test.
+
+Every page a test opens is watched: a console error, an uncaught exception
+or a request to any other origin fails the test when it ends, whatever the
+test itself checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser.support import CHROMIUM_ARGS, Served, chromium_path, winnable_server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A real ``gapgrid serve`` whose Line Up puzzle of today can be won."""
+    with winnable_server(Path(tmp_path_factory.mktemp("browser"))) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium, or a skip that says why there is none."""
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium on this machine: install it with `apt-get install chromium` "
+                    "(.ci/run does); Playwright's own browser download cannot work here")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed: pip install -e '.[test]'")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable,
+                                              args=list(CHROMIUM_ARGS))
+        yield launched
+        launched.close()
+
+
+class PageWatch:
+    """What a page said on its console, threw, or asked of another origin."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.problems: list[str] = []
+
+    def console(self, message: Any) -> None:
+        if message.type == "error":
+            self.problems.append(f"console error: {message.text} ({message.location})")
+
+    def page_error(self, error: Any) -> None:
+        self.problems.append(f"uncaught exception: {error}")
+
+    def request(self, sent: Any) -> None:
+        parts = urlsplit(sent.url)
+        if parts.scheme in ("data", "blob"):
+            return
+        if f"{parts.scheme}://{parts.netloc}" != self.origin:
+            self.problems.append(f"request outside the server: {sent.url}")
+
+
+def watched_page(browser: Browser, served: Served, width: int = 1280,
+                 height: int = 800, touch: bool = False) -> tuple[Page, PageWatch]:
+    """A page in a fresh context (empty storage), watched by a :class:`PageWatch`."""
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  base_url=served.url, has_touch=touch, is_mobile=touch)
+    page = context.new_page()
+    watch = PageWatch(served.url)
+    page.on("console", watch.console)
+    page.on("pageerror", watch.page_error)
+    page.on("request", watch.request)
+    page.set_default_timeout(15_000)
+    return page, watch
+
+
+@pytest.fixture
+def page(browser: Browser, served: Served) -> Iterator[Page]:
+    """A desktop-sized page (1280 x 800); the test fails on any console error."""
+    opened, watch = watched_page(browser, served)
+    yield opened
+    opened.context.close()
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.fixture
+def phone(browser: Browser, served: Served) -> Iterator[Page]:
+    """A phone-sized touch page (360 x 740); the test fails on any console error."""
+    opened, watch = watched_page(browser, served, 360, 740, touch=True)
+    yield opened
+    opened.context.close()
+    assert not watch.problems, "\n".join(watch.problems)

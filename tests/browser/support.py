@@ -1,0 +1,126 @@
+"""What the browser tests and the screenshot command share.
+
+* Debian's Chromium, driven by Playwright for Python: Playwright's own browser
+  download cannot reach its servers from these machines, so the browser is
+  the system's ``/usr/bin/chromium``, launched with flags that keep it from
+  calling home.
+* A real ``gapgrid serve`` (waitress) on a free port and a temporary instance
+  folder, with a secret chosen so that today's Line Up puzzle can be won: the
+  tests need a game to win through the page, and before daily puzzles are
+  certified (issue 11) not every deal can be won. Line Up (4 x 6, no redeal)
+  is small enough that a depth-first search over the public core finds a
+  winning line, or gives up, in well under a second.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from gapgrid import plugins
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState, new_game
+from tests.api.live import LiveServer, request
+
+CHROMIUM_ARGS: Final = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+)
+"""Chromium as root in a container, with nothing it would fetch from the network."""
+
+WIN_VARIANT: Final = "line-up"
+"""The variant whose daily puzzle the tests win: 4 x 6, so a small search decides it."""
+
+SEARCH_BUDGET: Final = 5000
+"""Positions the search may visit before it gives a deal up (most wins need under 2,000)."""
+
+SECRETS_TO_TRY: Final = 16
+"""Server secrets tried in turn until today's puzzle can be won (each has a fair chance)."""
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium, or None when no Chromium is installed."""
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def winning_line(variant: str, options: dict[str, Any], deal: str,
+                 budget: int = SEARCH_BUDGET) -> list[str] | None:
+    """A winning line of card moves for a deal, found by depth-first search, or None.
+
+    Children are tried best first (most cards in sequence), which finds short
+    enough lines for a test to click through. Only the frozen public values
+    of the core are used (``GameState``), so the search checks the page
+    against the same rules the server plays by, whatever engine is inside.
+    """
+    rules = plugins.load_catalogue(disabled=()).rules(variant, options)
+    start = new_game(rules, parse_deal_number(deal))
+    seen: set[GameState] = {start}
+    stack: list[tuple[GameState, list[str]]] = [(start, [])]
+    visited = 0
+    while stack and visited < budget:
+        state, line = stack.pop()
+        visited += 1
+        if state.is_won:
+            return line
+        children: list[tuple[int, int, GameState, list[str]]] = []
+        for move in state.legal_moves():
+            child = state.apply(move)
+            if child not in seen:
+                seen.add(child)
+                children.append((child.board.cards_in_sequence(), len(children), child,
+                                 [*line, str(move)]))
+        children.sort(key=lambda entry: (entry[0], entry[1]))
+        stack.extend((child, child_line) for _, _, child, child_line in children)
+    return None
+
+
+@attrs.frozen
+class Served:
+    """A running server and today's puzzle that the tests can win."""
+
+    url: str
+    puzzle: dict[str, Any]
+    """Today's puzzle of :data:`WIN_VARIANT`, as ``GET /v1/daily/...`` answers it."""
+
+    line: list[str]
+    """A winning line for it."""
+
+    @property
+    def today(self) -> str:
+        """The puzzle's date, today in UTC."""
+        return str(self.puzzle["date"])
+
+    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """Ask the server directly (not through the page): status and JSON body."""
+        status, _, answer = request(method, self.url + path, body)
+        return status, answer
+
+
+@contextmanager
+def winnable_server(root: Path) -> Iterator[Served]:
+    """Start ``gapgrid serve`` with a secret whose Line Up puzzle of today can be won."""
+    for attempt in range(SECRETS_TO_TRY):
+        instance = root / f"instance-{attempt}"
+        server = LiveServer(instance, secret=f"browser-tests-{attempt}").start()
+        try:
+            status, _, puzzle = request("GET", f"{server.url}/v1/daily/{WIN_VARIANT}")
+            assert status == 200, puzzle
+            line = winning_line(WIN_VARIANT, puzzle["options"], puzzle["deal"])
+            if line is not None:
+                yield Served(server.url, puzzle, line)
+                return
+        finally:
+            server.stop()
+    today = datetime.datetime.now(datetime.UTC).date()
+    raise RuntimeError(f"no winnable {WIN_VARIANT} puzzle for {today} among "
+                       f"{SECRETS_TO_TRY} secrets")

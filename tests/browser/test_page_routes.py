@@ -1,0 +1,80 @@
+"""The page's routes, without a browser: what ``api.page`` serves and with which headers."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from gapgrid import plugins
+from gapgrid.api.app import create_app
+from gapgrid.api.config import Settings
+from gapgrid.api.page import CONTENT_SECURITY_POLICY, STATIC
+
+NOW = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.UTC)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> FlaskClient:
+    """A test client of an app on a temporary instance, at a fixed time."""
+    settings = Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path / "instance"),
+                                          "GAPGRID_SECRET_KEY": "page-test-secret"})
+    app = create_app(settings, catalogue=plugins.load_catalogue(disabled=()),
+                     clock=lambda: NOW)
+    return app.test_client()
+
+
+@pytest.mark.parametrize("path", ["/", "/play/montana", "/play/blue-moon/2026-11-02",
+                                  "/play/no-such-game"])
+def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: str) -> None:
+    """Each page is an HTML shell that may load and ask only its own origin."""
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    assert response.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert "connect-src 'self'" in CONTENT_SECURITY_POLICY
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_assets_are_served_with_their_types(client: FlaskClient) -> None:
+    """Scripts are JavaScript modules and the stylesheet is CSS, from /assets/."""
+    script = client.get("/assets/js/play.js")
+    assert script.status_code == 200
+    assert script.mimetype in ("text/javascript", "application/javascript")
+    assert client.get("/assets/css/gapgrid.css").mimetype == "text/css"
+    assert client.get("/assets/favicon.svg").mimetype == "image/svg+xml"
+
+
+def test_assets_do_not_reach_outside_their_folder(client: FlaskClient) -> None:
+    """A path that climbs out of api/static/ is not served."""
+    assert client.get("/assets/../page.py").status_code == 404
+    assert client.get("/assets/%2e%2e/page.py").status_code == 404
+
+
+def test_the_api_index_links_its_parts(client: FlaskClient) -> None:
+    """/v1/ names the OpenAPI document, the variants and today's puzzle of each variant."""
+    response = client.get("/v1/")
+    assert response.status_code == 200
+    index = response.get_json()
+    assert index["openapi"] == "/v1/openapi.json"
+    assert client.get(index["openapi"]).status_code == 200
+    assert index["today"] == "2026-11-30"
+    variants = client.get(index["variants"]).get_json()
+    assert [entry["slug"] for entry in index["daily"]] == [v["slug"] for v in variants]
+    first = index["daily"][0]
+    assert client.get(first["puzzle"]).get_json()["date"] == "2026-11-30"
+    assert first["play"] == f"/play/{first['slug']}"
+    assert client.get(first["leaderboard"]).status_code == 200
+
+
+def test_the_page_files_ask_nothing_of_other_sites() -> None:
+    """No file of the page names another site: no CDN, no font service, no analytics."""
+    files = [path for path in STATIC.rglob("*") if path.is_file()]
+    assert {path.suffix for path in files} >= {".html", ".css", ".js"}
+    for path in files:
+        # An SVG names its XML namespace as a URL; that is a name, not a request.
+        text = path.read_text(encoding="utf-8").replace('xmlns="http://www.w3.org/2000/svg"', "")
+        assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/|@import", text), path
