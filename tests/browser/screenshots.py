@@ -18,8 +18,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.browser.support import CHROMIUM_ARGS, WIN_VARIANT, Served, chromium_path, \
-    winnable_server
+from tests.browser.support import (
+    CHROMIUM_ARGS,
+    WIN_VARIANT,
+    Served,
+    chromium_path,
+    winnable_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -425,3 +425,49 @@ def test_the_page_fits_a_360_pixel_screen(phone: Page, served: Served) -> None:
     phone.tap(f'[data-slot="{source}"]')
     settle(phone)
     expect(phone.locator("#moves")).to_have_text("1")
+
+
+def test_fields_and_routes_still_to_come_are_used_when_present(page: Page, served: Served) -> None:
+    """Par, difficulty, hints and solutions (issue 11) appear once the API gives them.
+
+    The server does not have them yet, so this test adds them to its answers
+    in the browser (Playwright's request routing), in the shapes issue 11 and
+    the API contract give; everything else still comes from the real server.
+    """
+    status, document = served.api("GET", "/v1/openapi.json")
+    assert status == 200
+    document["paths"].setdefault("/v1/hint", {"post": {}})
+    document["paths"].setdefault("/v1/puzzles/{date}/{slug}/solution", {"get": {}})
+    puzzle = {**served.puzzle, "certified": True, "par": len(served.line),
+              "difficulty": {"label": "medium", "value": 0.42}}
+    hints: list[Any] = []
+
+    def hint(route: Any) -> None:
+        hints.append(route.request.post_data_json)
+        route.fulfill(json={"verdict": "won", "next": served.line[0],
+                            "remaining": len(served.line)})
+
+    page.route("**/v1/openapi.json", lambda route: route.fulfill(json=document))
+    page.route(f"**/v1/daily/{WIN_VARIANT}", lambda route: route.fulfill(json=puzzle))
+    page.route("**/v1/hint", hint)
+    open_puzzle(page, WIN_VARIANT)
+    expect(page.locator("#par")).to_have_text(str(len(served.line)))
+    expect(page.locator("#difficulty")).to_have_text("medium")
+    expect(page.locator("#subtitle")).to_contain_text("certified")
+    page.click('[data-action="hint"]')
+    settle(page)
+    expect(page.locator("#message")).to_contain_text("Hint:")
+    source, target = served.line[0].split("-")
+    expect(page.locator(f'[data-slot="{source}"]')).to_have_class(re.compile(r"\bhinted\b"))
+    expect(page.locator(f'[data-slot="{target}"]')).to_have_class(re.compile(r"\bhinted\b"))
+    assert hints and hints[0]["moves"] == [] and hints[0]["deal"] == served.puzzle["deal"]
+
+    yesterday = datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1)
+    status, _ = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
+    if status != 200:
+        return
+    page.route(f"**/v1/puzzles/{yesterday}/{WIN_VARIANT}/solution",
+               lambda route: route.fulfill(json={"moves": ["1-2", "3-4"]}))
+    open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
+    page.click('[data-action="solution"]')
+    expect(page.locator(".solution-line li")).to_have_count(2)

@@ -113,18 +113,18 @@ class PlayPage {
       + ` · ${variant.rows} × ${variant.rstep} · ${redeals}`
       + (puzzle.certified ? " · certified winnable" : "");
     $("rules-summary").textContent = variant.summary || "";
-    // Par and difficulty come with certified puzzles; until then a dash, explained.
-    const par = $("par");
-    par.textContent = Number.isInteger(puzzle.par) ? String(puzzle.par) : "–";
-    par.title = Number.isInteger(puzzle.par) ? "The fewest actions known to win"
-      : "Par is not available for this puzzle yet";
-    par.setAttribute("aria-label", Number.isInteger(puzzle.par) ? String(puzzle.par)
-      : "not available yet");
-    const difficulty = $("difficulty");
-    difficulty.textContent = puzzle.difficulty?.label ?? "–";
-    difficulty.title = puzzle.difficulty ? `${puzzle.difficulty.label} (${
-      puzzle.difficulty.value})` : "Difficulty is not available for this puzzle yet";
-    difficulty.setAttribute("aria-label", puzzle.difficulty?.label ?? "not available yet");
+    // Par and difficulty come with certified puzzles (issue 11): shown when the
+    // puzzle has them, left out of the status bar otherwise (the summary says so).
+    if (Number.isInteger(puzzle.par)) {
+      $("par").textContent = String(puzzle.par);
+      $("par-box").title = "The fewest actions known to win";
+      $("par-box").hidden = false;
+    }
+    if (puzzle.difficulty?.label) {
+      $("difficulty").textContent = puzzle.difficulty.label;
+      $("difficulty-box").title = `${puzzle.difficulty.label} (${puzzle.difficulty.value})`;
+      $("difficulty-box").hidden = false;
+    }
     if (puzzle.pysolfc?.how) $("pysolfc").textContent = puzzle.pysolfc.how;
     const days = $("days");
     const previous = shiftDate(puzzle.date, -1);
