@@ -1,57 +1,57 @@
-"""The ``gapgrid`` command line.
+"""The ``gapgrid`` command line: a thin adapter over the service layer.
 
 Other tools script against these exact forms:
 
 * ``gapgrid variants [--json]``
 * ``gapgrid deal VARIANT NUMBER [--option KEY=VALUE ...] [--json]``
 * ``gapgrid verify VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--scoring NAME ...]
-  [--elapsed SECONDS] [--json]``
+  [--elapsed SECONDS] [--timed] [--json]``
+* ``gapgrid moves VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--json]``
 * ``gapgrid scoring [--json]``
 
-Exit status: 0 when all went well (every move legal), 1 when a move was
-refused, 2 for a usage error (unknown variant, bad game number or option,
-a move that is not notation).
+Each command reads its arguments into plain values, calls one use case of
+:mod:`gapgrid.api.services`, and prints the document it returns (with
+``--json``, unchanged: the HTTP API serves the same documents) or a text
+rendering of it. Exit status: 0 when all went well (every move legal), 1
+when a move was refused, 2 for a usage error (unknown variant, bad game
+number or option, a move that is not notation; with ``--json`` printed as
+``{"error": {"kind": "usage", ...}}`` on standard output), 3 for an
+internal error.
 """
 
 from __future__ import annotations
 
-import datetime
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
 import click
 
-from gapgrid.api import render, views
+from gapgrid.api import render
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
+    EXIT_USAGE,
     NUMBER_ARGUMENTS,
     SECONDS,
+    GapgridGroup,
     api_settings,
     echo_json,
     json_flag,
     load_catalogue,
     option_flag,
+    parse_option_pairs,
+    read_moves,
     read_saved_game,
-    resolve_deal,
-    resolve_moves,
-    resolve_rules,
-    resolve_schemes,
+    wants_json,
 )
-from gapgrid.api.puzzles import daily_puzzle
 from gapgrid.api.pysolfc.cli import pysolfc
-from gapgrid.api.store import Store
-from gapgrid.core.catalogue import UnknownVariantError
-from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.game import new_game
-from gapgrid.core.replay import ReplayResult, replay
-from gapgrid.core.rules import Rules
-from gapgrid.core.scoring import GameSummary
+from gapgrid.api.services import games
+from gapgrid.api.services.puzzles import PuzzleService
+from gapgrid.core.board import Board
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GapgridGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gapgrid")
 def main() -> None:
     """gapgrid: the Montana family of solitaire games, as PySolFC deals them."""
@@ -69,6 +69,9 @@ def run() -> None:
     try:
         main()
     except Exception as error:  # click handles usage errors itself; this is a bug
+        if wants_json(sys.argv[1:]):
+            echo_json({"error": {"kind": "internal",
+                                 "message": f"{type(error).__name__}: {error}"}})
         click.echo(f"gapgrid: internal error: {type(error).__name__}: {error}", err=True)
         click.echo("gapgrid: please report it with the command that caused it", err=True)
         sys.exit(EXIT_INTERNAL_ERROR)
@@ -79,8 +82,7 @@ def run() -> None:
 @click.pass_context
 def variants(ctx: click.Context, as_json: bool) -> None:
     """List the variants and presets."""
-    catalogue = load_catalogue(ctx)
-    entries = [views.entry_json(catalogue, catalogue.lookup(slug)) for slug in catalogue.slugs()]
+    entries = games.list_variants(load_catalogue(ctx))
     if as_json:
         echo_json(entries)
         return
@@ -102,14 +104,12 @@ def variants(ctx: click.Context, as_json: bool) -> None:
 def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
          as_json: bool) -> None:
     """Show the layout PySolFC deals for game NUMBER of VARIANT."""
-    rules = resolve_rules(ctx, variant, options)
-    game_number = resolve_deal(number)
-    state = new_game(rules, game_number)
+    dealt = games.deal(load_catalogue(ctx), variant, number, parse_option_pairs(options))
     if as_json:
-        echo_json(views.deal_json(rules, game_number, state.board))
+        echo_json(dealt.document)
         return
-    click.echo(f"{rules.name}, game {game_number} (PySolFC: {game_number.pysolfc_title})")
-    click.echo(render.render_board(state.board))
+    click.echo(f"{dealt.rules.name}, game {dealt.deal} (PySolFC: {dealt.deal.pysolfc_title})")
+    click.echo(render.render_board(dealt.state.board))
 
 
 @main.command(context_settings=NUMBER_ARGUMENTS)
@@ -118,7 +118,7 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
 @click.option("--from-save", "save_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Verify a PySolFC saved game (.pso) instead: no VARIANT, NUMBER or MOVE.")
 @click.option("--scoring", "scoring", multiple=True, metavar="NAME",
-              help="Add the score of scheme NAME, or of all (repeatable).")
+              help="Score with scheme NAME only (repeatable; default: every scheme).")
 @click.option("--elapsed", type=SECONDS, metavar="SECONDS",
               help="How long the game took, for time bonuses.")
 @click.option("--timed", is_flag=True, help="The game was played in the timed (3-minute) mode.")
@@ -127,44 +127,64 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
 def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
            save_file: Path | None, scoring: Sequence[str], elapsed: float | None,
            timed: bool, as_json: bool) -> None:
-    """Replay MOVES (F-T, redeal, undo) on game NUMBER of VARIANT and check each.
+    """Replay MOVES (F-T, redeal, undo) on game NUMBER of VARIANT, check each, and score
+    the game with every scheme (or those --scoring names).
 
     With no MOVE arguments the moves are read from standard input,
     separated by whitespace. Exit status 1 when a move is refused.
     """
-    schemes = resolve_schemes(ctx, scoring)
-    saved = None
+    catalogue = load_catalogue(ctx)
     if save_file is not None:
         if arguments or options:
             raise click.UsageError("--from-save takes the variant, number and moves from the "
                                    "file: give no VARIANT, NUMBER, MOVE or --option")
-        saved = read_saved_game(ctx, save_file)
-        rules, game_number = saved.rules, saved.saved.deal
-        actions = list(saved.saved.actions)
+        verification = games.verify_saved_game(catalogue, read_saved_game(ctx, save_file),
+                                               scoring=scoring, elapsed=elapsed, timed=timed)
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:
-        rules = resolve_rules(ctx, arguments[0], options)
-        game_number = resolve_deal(arguments[1])
-        actions = resolve_moves(arguments[2:])
-    result = replay(rules, game_number, actions)
-    report = views.verify_json(rules, game_number, result)
-    if saved is not None:
-        report["saved_layout_matches"] = saved.board == result.state.board
-        elapsed = elapsed if elapsed is not None else (saved.saved.elapsed or None)
-    if schemes:
-        summary = GameSummary.from_replay(result, elapsed=elapsed, timed=timed)
-        if saved is not None:  # undone moves are gone from the file; PySolFC counted them
-            summary = attrs.evolve(summary, undos=saved.saved.undo_moves)
-        report["scores"] = views.scores_json(summary, schemes) if result.ok else None
+        verification = games.verify(
+            catalogue, variant=arguments[0], deal=arguments[1], moves=read_moves(arguments[2:]),
+            options=parse_option_pairs(options), scoring=scoring, elapsed=elapsed, timed=timed)
+    report = verification.document
     if as_json:
         echo_json(report)
     else:
-        _print_verdict(rules, game_number, result, report.get("scores"))
+        _print_replay(verification.rules.name, report, verification.result.state.board)
+        for name, score in (report["scores"] or {}).items():
+            if isinstance(score, dict):
+                click.echo(f"{name}: {score['total']} ({score['explanation']})")
         if report.get("saved_layout_matches") is False:
             click.echo("The layout saved in the file differs from the replay (PySolFC re-seeds "
                        "its generator when a game is reloaded, which changes later redeals).")
-    if not result.ok or report.get("saved_layout_matches") is False:
+    if not verification.ok or report.get("saved_layout_matches") is False:
+        ctx.exit(EXIT_ILLEGAL_MOVE)
+
+
+@main.command("moves", context_settings=NUMBER_ARGUMENTS)
+@click.argument("variant")
+@click.argument("number")
+@click.argument("moves", nargs=-1, metavar="[MOVE]...")
+@option_flag
+@json_flag
+@click.pass_context
+def moves_command(ctx: click.Context, variant: str, number: str, moves: Sequence[str],
+                  options: Sequence[str], as_json: bool) -> None:
+    """Show the position MOVES lead to in game NUMBER of VARIANT, and the legal moves there.
+
+    With no MOVE the position is the deal. When a move is refused, the
+    position is the one before it (exit status 1).
+    """
+    position = games.position(load_catalogue(ctx), variant=variant, deal=number,
+                              moves=list(moves), options=parse_option_pairs(options))
+    document = position.document
+    if as_json:
+        echo_json(document)
+    else:
+        board = position.result.state.board
+        _print_replay(position.rules.name, document, board)
+        _print_choices(document, board)
+    if not position.ok:
         ctx.exit(EXIT_ILLEGAL_MOVE)
 
 
@@ -173,29 +193,47 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
 @click.pass_context
 def scoring_command(ctx: click.Context, as_json: bool) -> None:
     """List the scoring schemes."""
-    schemes = load_catalogue(ctx).scoring
+    schemes = games.list_scoring_schemes(load_catalogue(ctx))
     if as_json:
-        echo_json([{"name": info.name, "summary": info.summary, "plugin": info.plugin}
-                   for info in schemes.values()])
+        echo_json(schemes)
         return
-    for info in schemes.values():
-        click.echo(f"{info.name:<12} {info.summary}")
+    for info in schemes:
+        click.echo(f"{info['name']:<12} {info['summary']}")
 
 
-def _print_verdict(rules: Rules, deal_number: DealNumber, result: ReplayResult,
-                   scores: dict[str, Any] | None) -> None:
-    click.echo(f"{rules.name}, game {deal_number}")
-    if result.error is None:
-        outcome = "won" if result.won else "not won"
-        click.echo(f"All {result.applied} moves are legal; the game is {outcome}.")
+def _print_replay(name: str, document: dict[str, Any], board: Board) -> None:
+    """The verdict on a replay, and the layout it ended in."""
+    click.echo(f"{name}, game {document['deal']}")
+    error = document["error"]
+    if error is None:
+        outcome = "won" if document["won"] else "not won"
+        click.echo(f"All {document['moves_applied']} moves are legal; the game is {outcome}.")
     else:
-        error = result.error
-        click.echo(f"Move {error.index} ({error.move}) is refused: {error.reason}.")
-        click.echo(f"The {result.applied} moves before it are legal; the layout then was:")
-    click.echo(render.render_board(result.state.board))
-    for name, score in (scores or {}).items():
-        if isinstance(score, dict):
-            click.echo(f"{name}: {score['total']} ({score['explanation']})")
+        click.echo(f"Move {error['index']} ({error['move']}) is refused: {error['reason']}.")
+        click.echo(f"The {document['moves_applied']} moves before it are legal; the layout "
+                   f"then was:")
+    click.echo(render.render_board(board))
+
+
+def _card_at(board: Board, slot: int) -> str:
+    card = board.cells[slot]
+    return "··" if card is None else render.card_text(card)
+
+
+def _print_choices(document: dict[str, Any], board: Board) -> None:
+    """What can be played in a position: card moves, a redeal, or nothing."""
+    legal = document["legal_moves"]
+    if legal:
+        click.echo(f"Legal moves ({len(legal)}): " + ", ".join(
+            f"{move['move']} ({_card_at(board, move['source'])})" for move in legal))
+    left = document["redeals_left"]
+    redeal = "a redeal is allowed now" if document["redeal_allowed"] else "no redeal now"
+    click.echo(f"Redeals left: {left} ({redeal}).")
+    if document["won"]:
+        click.echo("The game is won.")
+    elif document["stuck"]:
+        click.echo("Stuck: no card move is left"
+                   + ("; redeal or undo." if document["redeal_allowed"] else "; undo."))
 
 
 @main.command()
@@ -204,18 +242,30 @@ def _print_verdict(rules: Rules, deal_number: DealNumber, result: ReplayResult,
               help="Port to listen on.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256),
               help="Worker threads.")
-def serve(host: str, port: int, threads: int) -> None:
-    """Run the puzzle API (waitress; SQLite in ./instance unless configured otherwise)."""
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
+    """Run the puzzle API (waitress; SQLite in ./instance unless configured otherwise).
+
+    A configuration it cannot serve with (a bad setting, a ranking scheme no
+    plugin provides, a database from a newer gapgrid) is refused in one line,
+    exit status 2.
+    """
     # Imported here: Flask and waitress would slow down every other command.
     import logging
 
     import waitress
 
     from gapgrid.api.app import create_app
+    from gapgrid.api.config import ConfigError, Settings
+    from gapgrid.api.store import StoreError
 
     logging.basicConfig(level=logging.INFO, format="gapgrid: %(levelname)s: %(message)s")
-    settings = api_settings()
-    app = create_app(settings)  # logs a warning when the secret is the development one
+    try:
+        settings = Settings.from_environment()
+        app = create_app(settings)  # logs a warning when the secret is the development one
+    except (ConfigError, StoreError) as error:
+        click.echo(f"gapgrid: cannot serve: {error}", err=True)
+        ctx.exit(EXIT_USAGE)
     click.echo(f"gapgrid API on http://{host}:{port}/v1/ (database {settings.database}); "
                f"Ctrl-C stops it.", err=True)
     waitress.serve(app, host=host, port=port, threads=threads, ident="gapgrid",
@@ -233,23 +283,8 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     Uses the same configuration (GAPGRID_DATABASE, GAPGRID_SECRET_KEY) as
     `gapgrid serve`, so it prints the puzzle the API serves.
     """
-    settings = api_settings()
-    catalogue = load_catalogue(ctx)
-    try:
-        entry = catalogue.lookup(variant)
-    except UnknownVariantError as error:
-        raise click.BadParameter(str(error), param_hint="VARIANT") from None
-    now = datetime.datetime.now(datetime.UTC)
-    try:
-        date = datetime.date.fromisoformat(day) if day else now.date()
-    except ValueError:
-        raise click.BadParameter(f"{day!r} is not a date like 2026-11-30",
-                                 param_hint="--date") from None
-    if not settings.first_day <= date <= now.date():
-        raise click.BadParameter(f"puzzles run from {settings.first_day} to today "
-                                 f"({now.date()})", param_hint="--date")
-    puzzle = daily_puzzle(Store(settings.database), catalogue, settings.secret_key, date, entry,
-                          now)
+    service = PuzzleService.open(api_settings(), load_catalogue(ctx))
+    puzzle = service.puzzle(day, variant).document
     if as_json:
         echo_json(puzzle)
         return

@@ -1,5 +1,6 @@
-"""Shared pieces of the command line: the catalogue loaded once per command, arguments
-read into domain values (a usage error, exit status 2, when they are not), and JSON output.
+"""Shared pieces of the command line: the command group that turns refusals into usage
+errors (JSON ones under ``--json``), the catalogue loaded once per command, reading
+arguments and files into the plain values the service layer takes, and JSON output.
 """
 
 from __future__ import annotations
@@ -8,43 +9,109 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Final
 
-import attrs
 import click
 
 from gapgrid import plugins
 from gapgrid.api.config import ConfigError, Settings
-from gapgrid.api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
-from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES, SavedGame, SaveFileError, read_save
-from gapgrid.core.board import Board
-from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
-from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
-from gapgrid.core.notation import Action, NotationError, parse_actions
-from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
-from gapgrid.core.rules import Rules
+from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
+from gapgrid.api.services import games
+from gapgrid.api.services.errors import ServiceError
+from gapgrid.core.catalogue import Catalogue
 
-EXIT_ILLEGAL_MOVE = 1
+EXIT_ILLEGAL_MOVE: Final = 1
+EXIT_USAGE: Final = 2
 
 # Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
 # are positive" instead of "no such option".
-NUMBER_ARGUMENTS = {"ignore_unknown_options": True}
+NUMBER_ARGUMENTS: Final = {"ignore_unknown_options": True}
+
+ARGUMENT_OF_FIELD: Final = {
+    "variant": "VARIANT", "deal": "NUMBER", "moves": "MOVE", "options": "--option",
+    "scoring": "--scoring", "elapsed": "--elapsed", "timed": "--timed", "file": "FILE",
+    "date": "--date",
+}
+"""The service layer's field names, as the command line's arguments are called."""
+
+
+class JsonUsageError(click.ClickException):
+    """A usage error printed as JSON on standard output, for a command given ``--json``:
+    ``{"error": {"kind": "usage", "message": ..., "parameter": ...}}``, exit status 2."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, parameter: str | None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print the error document on standard output (where the answer would have been)."""
+        echo_json({"error": {"kind": "usage", "message": self.message,
+                             "parameter": self.parameter}})
+
+
+class GapgridGroup(click.Group):
+    """The ``gapgrid`` command group: a use case's refusal is a usage error naming the
+    argument at fault, and with ``--json`` every usage error is a JSON document."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Remember the arguments: whether ``--json`` was asked for is needed even when
+        parsing them fails."""
+        ctx.meta.setdefault("gapgrid.args", list(args))
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command, translating refusals and usage errors."""
+        try:
+            try:
+                return super().invoke(ctx)
+            except ServiceError as error:
+                raise usage_error(error) from None
+        except click.UsageError as error:
+            if not wants_json(ctx.meta.get("gapgrid.args", [])):
+                raise
+            raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
+
+
+def wants_json(args: Sequence[str]) -> bool:
+    """Whether ``--json`` is among the options (not after a ``--``)."""
+    options = args[:args.index("--")] if "--" in args else args
+    return "--json" in options
+
+
+def usage_error(error: ServiceError) -> click.BadParameter:
+    """A use case's refusal as a usage error naming the argument the faulty field came from."""
+    head = error.field[0] if error.field else None
+    hint = ARGUMENT_OF_FIELD.get(head) if isinstance(head, str) else None
+    return click.BadParameter(error.message, param_hint=hint)
+
+
+def _parameter_of(error: click.UsageError) -> str | None:
+    hint = getattr(error, "param_hint", None)
+    if isinstance(hint, str):
+        return hint
+    if hint:
+        return " / ".join(hint)
+    param = getattr(error, "param", None)
+    if isinstance(param, click.Option):
+        return param.opts[0]
+    if isinstance(param, click.Parameter):
+        return param.human_readable_name
+    return None
 
 
 class Seconds(click.ParamType):  # type: ignore[type-arg]
-    """A duration in seconds: a finite number from 0 to a year."""
+    """A number of seconds (the service decides which durations it accepts)."""
 
     name = "seconds"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
         try:
-            seconds = float(value)
+            return float(value)
         except ValueError:
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not 0 <= seconds <= 366 * 24 * 3600:  # NaN and infinities fail this too
-            self.fail(f"{value!r} is not a duration from 0 to a year", param, ctx)
-        return seconds
 
 
 SECONDS = Seconds()
@@ -73,34 +140,13 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
     return options
 
 
-def resolve_rules(ctx: click.Context, variant: str, options: Sequence[str]) -> Rules:
-    """Find the rules of ``variant`` with ``options``; a usage error when unknown or refused."""
-    try:
-        return load_catalogue(ctx).rules(variant, parse_option_pairs(options))
-    except UnknownVariantError as error:
-        raise click.BadParameter(str(error), param_hint="VARIANT") from None
-    except OptionError as error:
-        raise click.BadParameter(str(error), param_hint="--option") from None
-
-
-def resolve_deal(number: str) -> DealNumber:
-    """Read a game number; a usage error when PySolFC would refuse it."""
-    try:
-        return parse_deal_number(number)
-    except DealNumberError as error:
-        raise click.BadParameter(str(error), param_hint="NUMBER") from None
-
-
-def resolve_moves(moves: Sequence[str]) -> list[Action]:
-    """Read moves from the arguments, or whitespace-separated from standard input."""
-    if not moves:
-        if sys.stdin.isatty():
-            click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
-        moves = sys.stdin.read().split()
-    try:
-        return parse_actions(moves)
-    except NotationError as error:
-        raise click.BadParameter(str(error), param_hint="MOVE") from None
+def read_moves(moves: Sequence[str]) -> list[str]:
+    """The moves from the arguments, or whitespace-separated from standard input."""
+    if moves:
+        return list(moves)
+    if sys.stdin.isatty():
+        click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
+    return sys.stdin.read().split()
 
 
 def echo_json(data: Any) -> None:
@@ -113,16 +159,8 @@ option_flag = click.option("--option", "-o", "options", multiple=True, metavar="
                            help="A rule option, e.g. redeals=unlimited (repeatable).")
 
 
-def resolve_schemes(ctx: click.Context, names: Sequence[str]) -> dict[str, ScoringInfo]:
-    """Find the scoring schemes named; a usage error for an unknown one."""
-    try:
-        return load_catalogue(ctx).scoring_schemes(names)
-    except UnknownSchemeError as error:
-        raise click.BadParameter(str(error), param_hint="--scoring") from None
-
-
-def read_save_file(path: Path) -> SavedGame:
-    """Read a PySolFC saved game; a usage error when it cannot be read or is not one."""
+def read_saved_game(ctx: click.Context, path: Path) -> games.SavedGameFile:
+    """Read a PySolFC saved game and find its game; a usage error naming the file if not."""
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)  # enough to tell it is too large
@@ -130,31 +168,9 @@ def read_save_file(path: Path) -> SavedGame:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                  param_hint="FILE") from None
     try:
-        return read_save(data)
-    except SaveFileError as error:
-        raise click.BadParameter(f"{path}: {error}", param_hint="FILE") from None
-
-
-@attrs.frozen
-class SavedGameFile:
-    """A PySolFC saved game, the gapgrid game it is, and the layout it holds."""
-
-    saved: SavedGame
-    entry: VariantInfo | PresetInfo
-    rules: Rules
-    board: Board
-
-
-def read_saved_game(ctx: click.Context, path: Path) -> SavedGameFile:
-    """Read a saved game and find its rules and layout; a usage error when any is wrong."""
-    saved = read_save_file(path)
-    catalogue = load_catalogue(ctx)
-    try:
-        entry = entry_for_game_id(catalogue, saved.game_id)
-        rules = catalogue.rules(entry.slug)
-        return SavedGameFile(saved, entry, rules, saved_board(rules, saved.stacks))
-    except (UnknownGameError, SaveFileError) as error:
-        raise click.BadParameter(f"{path}: {error}", param_hint="FILE") from None
+        return games.read_saved_game(load_catalogue(ctx), data)
+    except ServiceError as error:
+        raise click.BadParameter(f"{path}: {error.message}", param_hint="FILE") from None
 
 
 def api_settings() -> Settings:

@@ -8,6 +8,10 @@
 | ``GAPGRID_FIRST_DAY`` | ``2026-01-01`` | the first day with a daily puzzle |
 | ``GAPGRID_MAX_BODY`` | ``262144`` | largest request body, in bytes |
 | ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request |
+| ``GAPGRID_RANKING`` | ``par`` | the scoring scheme leaderboards rank by |
+
+Whether the ranking scheme exists depends on the plugins loaded, so the app
+factory checks it (:func:`gapgrid.api.services.puzzles.check_ranking`).
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ class Settings:
     token_max_age: int = 2 * 24 * 3600
     """Seconds a start token stays valid."""
 
+    ranking: str = "par"
+    """The scoring scheme leaderboards rank by."""
+
     @property
     def uses_development_secret(self) -> bool:
         """Whether the secret is the published development default."""
@@ -59,6 +66,7 @@ class Settings:
             first_day=_date(env, "GAPGRID_FIRST_DAY", "2026-01-01"),
             max_body=_positive(env, "GAPGRID_MAX_BODY", 256 * 1024),
             max_moves=_positive(env, "GAPGRID_MAX_MOVES", 5000),
+            ranking=_name(env, "GAPGRID_RANKING", "par"),
         )
 
 
@@ -77,3 +85,10 @@ def _date(env: Mapping[str, str], name: str, default: str) -> datetime.date:
         return datetime.date.fromisoformat(text)
     except ValueError:
         raise ConfigError(f"{name} must be a date like 2026-01-01, not {text!r}") from None
+
+
+def _name(env: Mapping[str, str], name: str, default: str) -> str:
+    text = (env.get(name) or "").strip() or default
+    if not (text.isascii() and text.isprintable()) or len(text) > 64:
+        raise ConfigError(f"{name} must name a scoring scheme, not {text[:80]!r}")
+    return text

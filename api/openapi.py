@@ -1,14 +1,38 @@
-"""The OpenAPI 3.1 document, built from the routes' declarations and the schemas they use."""
+"""The OpenAPI 3.1 document, built from the table of operations the app factory made
+(:func:`gapgrid.api.routes.build_routes`) and the schemas the requests are checked with."""
 
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from gapgrid.api.config import Settings
 from gapgrid.api.problems import MEDIA_TYPE
-from gapgrid.api.routes import OPERATIONS, Operation
 from gapgrid.api.schemas import RESPONSE_SCHEMAS, request_schemas
+
+
+@attrs.frozen
+class Operation:
+    """What the OpenAPI document says about one route."""
+
+    method: str
+    path: str
+    """OpenAPI form, relative to /v1: ``/variants/{slug}``."""
+
+    operation_id: str
+    summary: str
+    responses: Mapping[int, tuple[str, str | None]]
+    """Status -> (description, response schema name, or None for no body)."""
+
+    request_schema: str | None = None
+    """Name of the request body schema."""
+
+    query: Sequence[Mapping[str, Any]] = ()
+    """Query parameters."""
+
 
 PATH_PARAMETERS = {
     "slug": {"description": "A variant or preset slug (or another name).",
@@ -20,12 +44,12 @@ PATH_PARAMETERS = {
 }
 
 
-def openapi_document(settings: Settings) -> dict[str, Any]:
-    """The API described in OpenAPI 3.1, with the limits of ``settings``."""
+def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dict[str, Any]:
+    """The API of ``operations`` described in OpenAPI 3.1, with the limits of ``settings``."""
     schemas: dict[str, Any] = {**RESPONSE_SCHEMAS, **request_schemas(settings)}
     schemas["VariantList"] = {"type": "array", "items": {"$ref": "#/components/schemas/Variant"}}
     paths: dict[str, dict[str, Any]] = {}
-    for operation in OPERATIONS:
+    for operation in operations:
         paths.setdefault(f"/v1{operation.path}", {})[operation.method.lower()] = (
             _operation(operation))
     return {

@@ -1,7 +1,8 @@
 """Errors as RFC 9457 problem documents: every error the service returns is one, never HTML.
 
-Handlers raise :class:`Problem`; Werkzeug's HTTP errors (404, 405, 413, ...)
-and any unexpected exception (500) are turned into problems by
+Handlers raise :class:`Problem`; the service layer's
+:class:`~gapgrid.api.services.errors.ServiceError`, Werkzeug's HTTP errors (404,
+405, 413, ...) and any unexpected exception (500) are turned into problems by
 :func:`register_error_handlers`.
 """
 
@@ -14,6 +15,8 @@ from typing import Any, Final
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
+
+from gapgrid.api.services.errors import Fault, ServiceError
 
 MEDIA_TYPE: Final = "application/problem+json"
 INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
@@ -62,12 +65,49 @@ def not_found(detail: str) -> Problem:
     return Problem(404, "Not Found", detail, type_=NOT_FOUND)
 
 
+def pointer(path: Any) -> str:
+    """A JSON Pointer (as a URI fragment) to ``path`` in the body: ``#/moves/3``."""
+    parts = [str(part).replace("~", "~0").replace("/", "~1") for part in path]
+    return "#" + "".join(f"/{part}" for part in parts)
+
+
+PATH_PARAMETERS: Final = {"variant": "slug", "deal": "number", "date": "date"}
+"""The service's field names for what a URL path carries, and the path parameters' names."""
+
+
+def service_problem(error: ServiceError) -> Problem:
+    """The problem document for a use case's refusal in the current request.
+
+    The service names the faulty field in request terms; whether that field
+    came in the URL (a parameter: an unknown variant there is a 404) or in
+    the JSON body (a pointer) is known only here.
+    """
+    head = error.field[0] if error.field else None
+    parameter = None
+    if isinstance(head, str):
+        if PATH_PARAMETERS.get(head) in (request.view_args or {}):
+            parameter = PATH_PARAMETERS[head]
+        elif head in request.args:
+            parameter = head
+    if error.fault is Fault.NOT_FOUND or (error.fault is Fault.UNKNOWN_VARIANT and parameter):
+        return not_found(error.message)
+    if error.fault is Fault.CONFLICT:
+        return Problem(409, error.title or "Conflict", error.message, type_=CONFLICT)
+    if parameter is not None:
+        return invalid(error.message, parameter=parameter)
+    return invalid(error.message, pointer=pointer(error.field))
+
+
 def register_error_handlers(app: Flask) -> None:
     """Make every error of ``app`` a problem document."""
 
     @app.errorhandler(Problem)
     def _problem(problem: Problem) -> Response:
         return problem.response()
+
+    @app.errorhandler(ServiceError)
+    def _refused(error: ServiceError) -> Response:
+        return service_problem(error).response()
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Response:

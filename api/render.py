@@ -29,8 +29,13 @@ def render_board(board: Board) -> str:
     return "\n".join(lines)
 
 
+def card_text(card: int, width: int = 0) -> str:
+    """A card with its suit symbol (``7♦``), red suits in red, right-aligned in ``width``."""
+    text = f"{card_symbol(card):>{width}}"
+    return click.style(text, fg="red") if is_red(card) else text
+
+
 def _cell(card: int | None) -> str:
     if card is None:
         return click.style(f"{'··':>{CELL_WIDTH}}", dim=True)
-    text = f"{card_symbol(card):>{CELL_WIDTH}}"
-    return click.style(text, fg="red") if is_red(card) else text
+    return card_text(card, CELL_WIDTH)

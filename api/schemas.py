@@ -4,17 +4,15 @@ document is built from the same objects, so the two never disagree.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import jsonschema
 
 from gapgrid.api.config import Settings
-from gapgrid.api.problems import INVALID_REQUEST, Problem
+from gapgrid.api.problems import INVALID_REQUEST, Problem, pointer
+from gapgrid.api.services.games import MAX_SECONDS
+from gapgrid.api.services.puzzles import PLAYER_PATTERN
 
-PLAYER_PATTERN: Final = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.\-]*[A-Za-z0-9_.\-])?$"
-PLAYER_NAME: Final = re.compile(PLAYER_PATTERN[1:-1])
-"""The same rule for :func:`re.fullmatch`: JSON Schema's ``$`` lets a final newline pass."""
 MOVE_LENGTH: Final = 16
 DEAL_LENGTH: Final = 48
 MAX_ERRORS: Final = 10
@@ -27,6 +25,20 @@ def _moves(settings: Settings) -> dict[str, Any]:
                            "slot T), redeal, undo."}
 
 
+def _game(settings: Settings) -> dict[str, Any]:
+    """The fields naming a game and the moves played in it."""
+    return {
+        "variant": {"type": "string", "minLength": 1, "maxLength": 64,
+                    "description": "A variant or preset slug, or another name."},
+        "options": {"type": "object", "maxProperties": 16,
+                    "additionalProperties": {"type": ["string", "integer"]},
+                    "description": "Rule options, e.g. {\"redeals\": \"unlimited\"}."},
+        "deal": {"type": "string", "minLength": 1, "maxLength": DEAL_LENGTH,
+                 "description": "A PySolFC game number, as a string."},
+        "moves": _moves(settings),
+    }
+
+
 def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
     """Schemas of the request bodies, with the limits of ``settings``."""
     return {
@@ -35,18 +47,23 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
             "required": ["variant", "deal", "moves"],
             "additionalProperties": False,
             "properties": {
-                "variant": {"type": "string", "minLength": 1, "maxLength": 64,
-                            "description": "A variant or preset slug, or another name."},
-                "options": {"type": "object", "maxProperties": 16,
-                            "additionalProperties": {"type": ["string", "integer"]},
-                            "description": "Rule options, e.g. {\"redeals\": \"unlimited\"}."},
-                "deal": {"type": "string", "minLength": 1, "maxLength": DEAL_LENGTH,
-                         "description": "A PySolFC game number, as a string."},
-                "moves": _moves(settings),
+                **_game(settings),
                 "scoring": {"type": "array", "maxItems": 16,
                             "items": {"type": "string", "minLength": 1, "maxLength": 64},
-                            "description": "Scheme names, or [\"all\"] (the default)."},
+                            "description": "Scheme names, or [\"all\"]; omitted or empty: "
+                                           "every scheme."},
+                "elapsed": {"type": "number", "minimum": 0, "maximum": MAX_SECONDS,
+                            "description": "Seconds the game took, when known (time bonuses "
+                                           "and the par ranking use it)."},
+                "timed": {"type": "boolean",
+                          "description": "The game was played in the timed (3-minute) mode."},
             },
+        },
+        "MovesRequest": {
+            "type": "object",
+            "required": ["variant", "deal", "moves"],
+            "additionalProperties": False,
+            "properties": _game(settings),
         },
         "SubmissionRequest": {
             "type": "object",
@@ -70,6 +87,27 @@ ROWS: Final = {"type": "array", "items": {"type": "array",
                                           "items": {"type": ["string", "null"]}},
                "description": "Rows of card codes (\"TD\"), null for a gap."}
 
+_REPLAY: Final[dict[str, Any]] = {
+    "variant": {"type": "string", "description": "The variant's slug."},
+    "deal": {"type": "string", "description": "The game number, as gapgrid writes it."},
+    "options": {"type": "object", "description": "The rule options in force."},
+    "ok": {"type": "boolean", "description": "Every move was legal."},
+    "won": {"type": "boolean", "description": "The position reached is won."},
+    "moves_applied": {"type": "integer",
+                      "description": "Moves applied before the end or the refused one."},
+    "redeals_used": {"type": "integer", "description": "Redeals in effect."},
+    "redeals_left": {"type": ["integer", "string"],
+                     "description": "Redeals still allowed, or \"unlimited\"."},
+    "rows": ROWS,
+    "error": {"type": ["object", "null"],
+              "description": "The refused move (index from 0, the move, a stable kind, a "
+                             "reason), or null.",
+              "properties": {
+                  "index": {"type": "integer"}, "move": {"type": "string"},
+                  "kind": {"type": "string"}, "reason": {"type": "string"}}},
+}
+"""The fields every replay document has."""
+
 RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Problem": {
         "type": "object",
@@ -85,23 +123,56 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     },
     "Variant": {
         "type": "object",
+        "description": "A variant (a game PySolFC knows, or a third-party one) or a preset (a "
+                       "variant with rule options chosen).",
         "required": ["slug", "name", "kind", "rows", "rstep", "rbase", "redeals", "options",
                      "summary"],
         "properties": {
-            "slug": {"type": "string"}, "name": {"type": "string"},
-            "kind": {"enum": ["variant", "preset"]},
-            "other_names": {"type": "array", "items": {"type": "string"}},
-            "pysolfc_id": {"type": ["integer", "null"]},
-            "base": {"type": ["string", "null"]},
-            "rows": {"type": "integer"}, "rstep": {"type": "integer"},
-            "rbase": {"type": "integer"}, "rlen": {"type": "integer"},
-            "decks": {"type": "integer"},
-            "ranks": {"type": "array", "items": {"type": "integer"}},
-            "redeals": {"type": ["integer", "string"]},
-            "redeal_placement": {"type": "string"}, "redeal_when": {"type": "string"},
-            "preset_options": {"type": "object"},
-            "options": {"type": "array", "items": {"type": "object"}},
-            "summary": {"type": "string"}, "plugin": {"type": "string"},
+            "slug": {"type": "string", "description": "The name in URLs and on the command "
+                                                      "line: montana, blue-moon, gaps."},
+            "name": {"type": "string", "description": "The name players know: Blue Moon."},
+            "kind": {"enum": ["variant", "preset"],
+                     "description": "A variant, or a preset: a variant with options chosen."},
+            "other_names": {"type": "array", "items": {"type": "string"},
+                            "description": "Other names accepted for it: Rangoon, Addiction."},
+            "pysolfc_id": {"type": ["integer", "null"],
+                           "description": "PySolFC's game id, or null when PySolFC lacks the "
+                                          "game."},
+            "base": {"type": ["string", "null"],
+                     "description": "The slug of the variant it builds on (a preset's "
+                                    "variant), or null."},
+            "rows": {"type": "integer", "description": "Rows of the grid (PySolFC: RLEN // "
+                                                       "RSTEP)."},
+            "rstep": {"type": "integer",
+                      "description": "Slots per row (PySolFC's RSTEP): slot = row * rstep + "
+                                     "column, so a slot's row and column follow from it."},
+            "rbase": {"type": "integer",
+                      "description": "The rank that heads a finished row (PySolFC's RBASE), "
+                                     "Ace = 0: 1 (Two) in Montana, 0 (Ace) in Blue Moon."},
+            "rlen": {"type": "integer",
+                     "description": "Number of slots, rows * rstep (PySolFC's RLEN); slots "
+                                    "run from 0 to rlen - 1."},
+            "decks": {"type": "integer", "description": "Full decks the cards come from."},
+            "ranks": {"type": "array", "items": {"type": "integer"},
+                      "description": "The ranks in play, Ace = 0 to King = 12, in order "
+                                     "(PySolFC's GameInfo.ranks): all 13, or fewer, e.g. "
+                                     "Paganini's Ace and 6 to King."},
+            "redeals": {"type": ["integer", "string"],
+                        "description": "How many redeals: a number, or \"unlimited\"."},
+            "redeal_placement": {"type": "string",
+                                 "description": "Where a redeal leaves the gaps: after-runs, "
+                                                "random, last-column, no-shuffle."},
+            "redeal_when": {"type": "string",
+                            "description": "When a redeal is allowed: anytime, or stuck (only "
+                                           "when no card move is left)."},
+            "preset_options": {"type": "object",
+                               "description": "The options a preset chooses ({} for a "
+                                              "variant)."},
+            "options": {"type": "array", "items": {"type": "object"},
+                        "description": "The rule options it accepts: key, values, choices, "
+                                       "summary."},
+            "summary": {"type": "string", "description": "The rules, in short."},
+            "plugin": {"type": "string", "description": "The plugin that provides it."},
         },
     },
     "Deal": {
@@ -125,17 +196,44 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     },
     "VerifyResult": {
         "type": "object",
+        "description": "A replay: every move checked in turn; gapgrid verify --json prints the "
+                       "same document.",
         "required": ["ok", "won", "moves_applied", "rows", "error"],
         "properties": {
-            "variant": {"type": "string"}, "deal": {"type": "string"},
-            "options": {"type": "object"}, "ok": {"type": "boolean"},
-            "won": {"type": "boolean"}, "moves_applied": {"type": "integer"},
-            "redeals_used": {"type": "integer"},
-            "redeals_left": {"type": ["integer", "string"]}, "rows": ROWS,
-            "error": {"type": ["object", "null"], "properties": {
-                "index": {"type": "integer"}, "move": {"type": "string"},
-                "kind": {"type": "string"}, "reason": {"type": "string"}}},
-            "scores": {"type": ["object", "null"]},
+            **_REPLAY,
+            "scores": {"type": ["object", "null"],
+                       "description": "The summary terms (cards_in_sequence, finished_rows, "
+                                      "redeals_used, undos, moves) and one entry per scheme "
+                                      "with total, breakdown, better, sort_key, explanation; "
+                                      "every scheme unless scoring chose some; null when a "
+                                      "move was refused."},
+        },
+    },
+    "MovesResult": {
+        "type": "object",
+        "description": "The position the moves lead to (or, when one is refused, the position "
+                       "before it) and what can be played there; gapgrid moves --json prints "
+                       "the same document.",
+        "required": ["ok", "won", "moves_applied", "rows", "error", "stuck", "redeal_allowed",
+                     "legal_moves"],
+        "properties": {
+            **_REPLAY,
+            "stuck": {"type": "boolean",
+                      "description": "No card move is left (also true once the game is won)."},
+            "redeal_allowed": {"type": "boolean",
+                               "description": "A redeal is allowed in this position."},
+            "legal_moves": {
+                "type": "array",
+                "description": "Every legal card move, gap by gap in slot order.",
+                "items": {"type": "object", "required": ["move", "source", "target", "card"],
+                          "properties": {
+                              "move": {"type": "string", "description": "In notation: F-T."},
+                              "source": {"type": "integer",
+                                         "description": "The slot the card leaves."},
+                              "target": {"type": "integer",
+                                         "description": "The gap it fills."},
+                              "card": {"type": "string",
+                                       "description": "The card's code, e.g. 7D."}}}},
         },
     },
     "StartToken": {
@@ -157,13 +255,21 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Leaderboard": {
         "type": "object", "required": ["puzzle", "page", "per_page", "total", "entries"],
         "properties": {
-            "puzzle": {"type": "string"}, "page": {"type": "integer"},
+            "puzzle": {"type": "string"},
+            "ranking": {"type": "string",
+                        "description": "The scoring scheme the ranking follows "
+                                       "(GAPGRID_RANKING)."},
+            "page": {"type": "integer"},
             "per_page": {"type": "integer"}, "total": {"type": "integer"},
             "entries": {"type": "array", "items": {"type": "object", "properties": {
                 "rank": {"type": "integer"}, "player": {"type": "string"},
                 "won": {"type": "boolean"}, "moves": {"type": "integer"},
                 "seconds": {"type": ["number", "null"]},
-                "submitted_at": {"type": "string"}}}},
+                "submitted_at": {"type": "string"},
+                "score": {"type": "integer",
+                          "description": "The total of the ranking scheme."}}}},
+            "next": {"type": ["string", "null"],
+                     "description": "The next page's URL, or null on the last page."},
         },
     },
 }
@@ -188,12 +294,6 @@ class RequestValidator:
         raise Problem(422, "Invalid request", "; ".join(
             f"{item['pointer']}: {item['detail']}" for item in found),
             type_=INVALID_REQUEST, errors=found)
-
-
-def pointer(path: Any) -> str:
-    """A JSON Pointer (as a URI fragment) to ``path`` in the body: ``#/moves/3``."""
-    parts = [str(part).replace("~", "~0").replace("/", "~1") for part in path]
-    return "#" + "".join(f"/{part}" for part in parts)
 
 
 def _message(error: jsonschema.ValidationError) -> str:

@@ -1,11 +1,25 @@
-"""Storage: puzzles and submissions in SQLite, written in single transactions.
+"""Storage: puzzles, submissions and their ranking keys in SQLite, written in single transactions.
 
 SQLite runs in WAL mode with full sync, so a restart loses nothing that
 was answered as stored; each write is one ``BEGIN IMMEDIATE`` transaction,
 so concurrent writers (threads or processes) queue on the database lock
 instead of interleaving. Uniqueness (one puzzle per date and variant, one
-counted submission per player and puzzle) is enforced by the schema, not
-by the code, so it holds under any concurrency.
+counted submission per player and puzzle, one key per submission and
+scheme) is enforced by the schema, not by the code, so it holds under any
+concurrency.
+
+Each submission keeps one sort key per scoring scheme in ``ranking_keys``,
+so a leaderboard can rank by whichever scheme the server is configured with
+(an index on puzzle, scheme and key serves it). A key is a tuple of whole
+numbers, ordered ascending, best first; it is stored as text whose byte
+order is the tuple's order (:func:`encode_sort_key`).
+
+Schema versions live in SQLite's ``user_version``. Version 1 (gapgrid
+0.1.0, ``user_version`` 0) kept only the ``par`` scheme's key, in four
+columns of ``submissions``; opening such a database migrates it to version 2
+in place, in one transaction: every submission, its id and its stored
+answer are kept, its ``par`` key comes from those columns and every other
+scheme's key from the scores in its stored answer.
 """
 
 from __future__ import annotations
@@ -14,42 +28,70 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
 
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS puzzles (
+SCHEMA_VERSION: Final = 2
+"""The schema this code writes; see the module docstring."""
+
+SCHEMA: Final = (
+    """CREATE TABLE IF NOT EXISTS puzzles (
     id TEXT PRIMARY KEY,
     date TEXT NOT NULL,
     slug TEXT NOT NULL,
     body TEXT NOT NULL,
     created_at TEXT NOT NULL,
     UNIQUE (date, slug)
-);
-CREATE TABLE IF NOT EXISTS submissions (
+)""",
+    """CREATE TABLE IF NOT EXISTS submissions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     puzzle_id TEXT NOT NULL REFERENCES puzzles (id),
     player TEXT NOT NULL,
     player_key TEXT NOT NULL,
     moves_digest TEXT NOT NULL,
-    lost INTEGER NOT NULL,
-    moves INTEGER NOT NULL,
-    time_unknown INTEGER NOT NULL,
-    milliseconds INTEGER NOT NULL,
     body TEXT NOT NULL,
     created_at TEXT NOT NULL,
     UNIQUE (puzzle_id, player_key)
-);
-CREATE INDEX IF NOT EXISTS submissions_ranking
-    ON submissions (puzzle_id, lost, moves, time_unknown, milliseconds, id);
-"""
+)""",
+    """CREATE TABLE IF NOT EXISTS ranking_keys (
+    submission_id INTEGER NOT NULL REFERENCES submissions (id),
+    puzzle_id TEXT NOT NULL,
+    scheme TEXT NOT NULL,
+    sort_key TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    PRIMARY KEY (submission_id, scheme)
+)""",
+    # puzzle_id is repeated here so that one index walk gives a puzzle's ranking
+    """CREATE INDEX IF NOT EXISTS ranking_keys_order
+    ON ranking_keys (puzzle_id, scheme, sort_key, submission_id)""",
+)
+"""Version 2, statement by statement (they run inside one transaction)."""
 
-_ORDER: Final = "lost, moves, time_unknown, milliseconds"
-"""The par ranking: won first, then fewer moves, then a known time, then less time."""
+_KEY_BIAS: Final = 2**63
+_KEY_DIGITS: Final = 16
+
+
+class StoreError(RuntimeError):
+    """Raised for a database this code cannot use (written by a newer gapgrid)."""
+
+
+def encode_sort_key(key: Sequence[int]) -> str:
+    """A sort key as text that sorts byte by byte exactly as the tuple sorts.
+
+    Each number, shifted into 0 .. 2**64-1, is written as 16 hex digits, so
+    equal-width parts compare numerically, and a key that is a prefix of
+    another sorts first, as tuples do. Numbers must fit in 64 bits (signed).
+    """
+    parts = []
+    for number in key:
+        if not -_KEY_BIAS <= number < _KEY_BIAS:
+            raise ValueError(f"sort key part {number} does not fit in 64 bits")
+        parts.append(f"{number + _KEY_BIAS:0{_KEY_DIGITS}x}")
+    return ".".join(parts)
 
 
 @attrs.frozen
@@ -63,14 +105,46 @@ class Submission:
 
 
 @attrs.frozen
+class RankedSubmission:
+    """One line of a leaderboard."""
+
+    rank: int
+    """Shared by ties."""
+
+    player: str
+    total: int
+    """The ranking scheme's score."""
+
+    body: dict[str, Any]
+    created_at: str
+
+
+@attrs.frozen
+class UnrankedSubmission:
+    """A stored submission that has no key for some scheme yet."""
+
+    id: int
+    puzzle_id: str
+    body: dict[str, Any]
+
+
+@attrs.frozen
+class RankingKey:
+    """A submission's place under one scheme: the sort key and the score."""
+
+    sort_key: tuple[int, ...]
+    total: int
+
+
+@attrs.frozen
 class NewSubmission:
     """What to store for a verified submission."""
 
     puzzle_id: str
     player: str
     moves_digest: str
-    sort_key: tuple[int, int, int, int]
-    """The par scheme's sort key: (lost, moves, time unknown, milliseconds)."""
+    keys: Mapping[str, RankingKey]
+    """One entry per scoring scheme: ``{"par": RankingKey((0, 12, 0, 95500), 12), ...}``."""
 
     body: dict[str, Any]
     created_at: str
@@ -84,9 +158,12 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         connection = self._connection()
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.executescript(SCHEMA)
-        self.close()  # a server that forks after this must not share the connection
+        connection.execute("PRAGMA journal_mode = WAL")  # not allowed inside a transaction
+        try:
+            with self._write() as transaction:
+                _upgrade(transaction)
+        finally:
+            self.close()  # a server that forks after this must not share the connection
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection, opened anew in a forked process."""
@@ -146,20 +223,17 @@ class Store:
     # -- submissions -----------------------------------------------------------
 
     def submit(self, new: NewSubmission) -> tuple[Submission, bool]:
-        """Store ``new`` unless the player already has a submission; return the stored one.
-
-        The boolean says whether ``new`` was stored now.
-        """
-        lost, moves, time_unknown, milliseconds = new.sort_key
+        """Store ``new`` and its keys unless the player already has a submission; return
+        the stored one. The boolean says whether ``new`` was stored now."""
         with self._write() as connection:
             cursor = connection.execute(
-                "INSERT INTO submissions (puzzle_id, player, player_key, moves_digest, lost, "
-                "moves, time_unknown, milliseconds, body, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (new.puzzle_id, new.player, new.player.casefold(), new.moves_digest, lost, moves,
-                 time_unknown, milliseconds, json.dumps(new.body),
-                 new.created_at))
+                "INSERT INTO submissions (puzzle_id, player, player_key, moves_digest, body, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (new.puzzle_id, new.player, new.player.casefold(), new.moves_digest,
+                 json.dumps(new.body), new.created_at))
             created = cursor.rowcount == 1
+            if created:
+                _insert_keys(connection, cursor.lastrowid, new.puzzle_id, new.keys)
             row = connection.execute(
                 "SELECT player, moves_digest, body FROM submissions "
                 "WHERE puzzle_id = ? AND player_key = ?",
@@ -172,31 +246,47 @@ class Store:
                                          (puzzle_id,)).fetchone()
         return int(row[0])
 
-    def rank(self, puzzle_id: str, player: str) -> tuple[int, int]:
-        """The player's rank (ties share a rank) and the number of ranked players."""
+    def unranked(self, puzzle_id: str, scheme: str) -> list[UnrankedSubmission]:
+        """The puzzle's submissions that have no key for ``scheme`` (stored by a server
+        that did not have the scheme)."""
+        rows = self._connection().execute(
+            "SELECT id, puzzle_id, body FROM submissions AS s WHERE puzzle_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM ranking_keys AS k WHERE k.submission_id = s.id AND k.scheme = ?) "
+            "ORDER BY id", (puzzle_id, scheme)).fetchall()
+        return [UnrankedSubmission(row[0], row[1], json.loads(row[2])) for row in rows]
+
+    def add_keys(self, keys: Sequence[tuple[UnrankedSubmission, str, RankingKey]]) -> None:
+        """Store keys for submissions that lack them (a key stored meanwhile is kept)."""
+        with self._write() as connection:
+            for submission, scheme, key in keys:
+                _insert_keys(connection, submission.id, submission.puzzle_id, {scheme: key})
+
+    def rank(self, puzzle_id: str, player: str, scheme: str) -> tuple[int, int]:
+        """The player's rank under ``scheme`` (ties share a rank) and the number ranked."""
         row = self._connection().execute(
-            f"SELECT ranked.rank, ranked.total FROM (SELECT player_key, "
-            f"RANK() OVER (ORDER BY {_ORDER}) AS rank, COUNT(*) OVER () AS total "
-            f"FROM submissions WHERE puzzle_id = ?) AS ranked WHERE ranked.player_key = ?",
-            (puzzle_id, player.casefold())).fetchone()
+            "SELECT ranked.rank, ranked.total FROM (SELECT s.player_key, "
+            "RANK() OVER (ORDER BY k.sort_key) AS rank, COUNT(*) OVER () AS total "
+            "FROM ranking_keys AS k JOIN submissions AS s ON s.id = k.submission_id "
+            "WHERE k.puzzle_id = ? AND k.scheme = ?) AS ranked WHERE ranked.player_key = ?",
+            (puzzle_id, scheme, player.casefold())).fetchone()
         return (row[0], row[1]) if row else (0, 0)
 
-    def leaderboard(self, puzzle_id: str, offset: int, limit: int
-                    ) -> tuple[list[dict[str, Any]], int]:
-        """One page of the ranking, and the number of ranked players."""
+    def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
+                    ) -> tuple[list[RankedSubmission], int]:
+        """One page of the ranking under ``scheme``, and the number of ranked players."""
         with self._read() as connection:
-            total = connection.execute("SELECT COUNT(*) FROM submissions WHERE puzzle_id = ?",
-                                       (puzzle_id,)).fetchone()[0]
+            total = connection.execute(
+                "SELECT COUNT(*) FROM ranking_keys WHERE puzzle_id = ? AND scheme = ?",
+                (puzzle_id, scheme)).fetchone()[0]
             rows = connection.execute(
-                f"SELECT RANK() OVER (ORDER BY {_ORDER}) AS rank, player, lost, moves, "
-                f"time_unknown, milliseconds, created_at FROM submissions WHERE puzzle_id = ? "
-                f"ORDER BY {_ORDER}, id LIMIT ? OFFSET ?",
-                (puzzle_id, limit, offset)).fetchall()
-        entries = [{"rank": rank, "player": name, "won": not lost, "moves": moves,
-                    "seconds": None if unknown else milliseconds / 1000,
-                    "submitted_at": created}
-                   for rank, name, lost, moves, unknown, milliseconds, created in rows]
-        return entries, total
+                "SELECT RANK() OVER (ORDER BY k.sort_key) AS rank, s.player, k.total, s.body, "
+                "s.created_at FROM ranking_keys AS k JOIN submissions AS s "
+                "ON s.id = k.submission_id WHERE k.puzzle_id = ? AND k.scheme = ? "
+                "ORDER BY k.sort_key, k.submission_id LIMIT ? OFFSET ?",
+                (puzzle_id, scheme, limit, offset)).fetchall()
+        entries = [RankedSubmission(rank, player, score, json.loads(body), created)
+                   for rank, player, score, body, created in rows]
+        return entries, int(total)
 
     def close(self) -> None:
         """Close this thread's connection."""
@@ -204,3 +294,74 @@ class Store:
         if connection is not None:
             connection.close()
             self._local.connection = None
+
+
+def _insert_keys(connection: sqlite3.Connection, submission_id: int | None, puzzle_id: str,
+                 keys: Mapping[str, RankingKey]) -> None:
+    connection.executemany(
+        "INSERT INTO ranking_keys (submission_id, puzzle_id, scheme, sort_key, total) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [(submission_id, puzzle_id, scheme, encode_sort_key(key.sort_key), key.total)
+         for scheme, key in keys.items()])
+
+
+# -- schema versions -------------------------------------------------------------------------
+
+
+def _upgrade(connection: sqlite3.Connection) -> None:
+    """Bring the database to :data:`SCHEMA_VERSION`, inside the caller's transaction."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the database was written by a newer gapgrid (schema version "
+                         f"{version}; this one reads up to {SCHEMA_VERSION})")
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(submissions)")}
+    if version < SCHEMA_VERSION and "lost" in columns:
+        _migrate_from_version_1(connection)
+    for statement in SCHEMA:
+        connection.execute(statement)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+_PAR_COLUMNS: Final = ("lost", "moves", "time_unknown", "milliseconds")
+
+
+def _migrate_from_version_1(connection: sqlite3.Connection) -> None:
+    """Version 1 to 2: move the ``par`` columns out of ``submissions`` into ``ranking_keys``.
+
+    SQLite cannot drop columns used by an index, so the table is rebuilt
+    (its rows copied with their ids, the old table dropped, the new one
+    renamed), then every submission gets a key for each scheme it was
+    scored with. Runs inside the caller's transaction: all of it, or nothing.
+    """
+    par_keys = {row[0]: tuple(row[1:]) for row in connection.execute(
+        f"SELECT id, {', '.join(_PAR_COLUMNS)} FROM submissions")}
+    connection.execute(SCHEMA[1].replace("IF NOT EXISTS submissions", "submissions_version_2"))
+    connection.execute(
+        "INSERT INTO submissions_version_2 (id, puzzle_id, player, player_key, moves_digest, "
+        "body, created_at) SELECT id, puzzle_id, player, player_key, moves_digest, body, "
+        "created_at FROM submissions")
+    connection.execute("DROP TABLE submissions")  # its ranking index goes with it
+    connection.execute("ALTER TABLE submissions_version_2 RENAME TO submissions")
+    connection.execute(SCHEMA[2])
+    rows = connection.execute("SELECT id, puzzle_id, body FROM submissions").fetchall()
+    for submission_id, puzzle_id, body in rows:
+        keys = _keys_in_answer(json.loads(body))
+        lost, moves, time_unknown, milliseconds = par_keys[submission_id]
+        # the columns are what version 1 ranked by: they win over the stored answer
+        keys["par"] = RankingKey((lost, moves, time_unknown, milliseconds), moves)
+        _insert_keys(connection, submission_id, puzzle_id, keys)
+
+
+def _keys_in_answer(body: Mapping[str, Any]) -> dict[str, RankingKey]:
+    """Every scheme's key found in a stored answer's ``result.scores``."""
+    result = body.get("result")
+    scores = result.get("scores") if isinstance(result, dict) else None
+    keys: dict[str, RankingKey] = {}
+    for name, score in (scores or {}).items():
+        if not isinstance(score, dict):
+            continue  # a summary term (moves, undos, ...), not a scheme
+        sort_key, total = score.get("sort_key"), score.get("total")
+        if (isinstance(sort_key, list) and all(type(part) is int for part in sort_key)
+                and type(total) is int):
+            keys[name] = RankingKey(tuple(sort_key), total)
+    return keys

@@ -8,6 +8,7 @@ import click
 
 from gapgrid.api.cli_support import echo_json, json_flag, read_saved_game
 from gapgrid.api.pysolfc import install as pysolfc_install
+from gapgrid.api.services import games
 
 
 @click.group()
@@ -73,14 +74,12 @@ def pysolfc_status_command(plugins_dir: Path | None, as_json: bool) -> None:
 def pysolfc_read_save_command(ctx: click.Context, file: Path, as_json: bool) -> None:
     """Print the variant, game number and moves of a PySolFC saved game (.pso)."""
     found = read_saved_game(ctx, file)
-    saved = found.saved
-    moves = [str(action) for action in saved.actions]
+    document = games.saved_game_document(found)
     if as_json:
-        echo_json({"variant": found.entry.slug, "pysolfc_id": saved.game_id,
-                   "deal": str(saved.deal), "moves": moves, "undos": saved.undo_moves,
-                   "redo_stack": saved.redo_stack, "final": found.board.to_rows(),
-                   "pysolfc_version": saved.pysolfc_version, "elapsed": saved.elapsed})
+        echo_json(document)
         return
+    saved = found.saved
+    moves = document["moves"]
     click.echo(f"{found.rules.name} (PySolFC game {saved.game_id}), game {saved.deal}")
     click.echo(f"{len(moves)} moves in effect ({saved.redo_stack} left on the redo stack): "
                + " ".join(moves))

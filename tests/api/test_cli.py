@@ -171,3 +171,118 @@ def test_an_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch,
         gapgrid.api.cli.run()
     assert exit_status.value.code == 3
     assert "internal error: RuntimeError: disk on fire" in capsys.readouterr().err
+
+
+# -- one rule for scores, JSON usage errors, moves -------------------------------------------
+
+
+def test_verify_scores_with_every_scheme_by_default() -> None:
+    """Without --scoring, verify --json scores with every scheme, as POST /v1/verify does;
+    --scoring narrows it."""
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "--json")
+    assert code == 0
+    assert {"cards", "frontier", "par", "moves", "undos"} <= set(json.loads(output)["scores"])
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "--scoring", "cards",
+                       "--json")
+    scores = json.loads(output)["scores"]
+    assert "cards" in scores and "par" not in scores and "frontier" not in scores
+
+
+def test_verify_text_shows_every_schemes_score() -> None:
+    """The text verdict ends with one line per scheme."""
+    code, output = run("verify", "montana", "27769", *GOLDEN_OPENING)
+    assert code == 0
+    assert [line.split(":")[0] for line in output.splitlines()[-3:]] == [
+        "cards", "frontier", "par"]
+
+
+def test_timed_changes_the_frontier_allowance() -> None:
+    """--timed reaches the scores: frontier's time allowance is 3 minutes instead of 10."""
+    args = ("verify", "montana", "27769", *GOLDEN_OPENING, "--elapsed", "30", "--json")
+    untimed = json.loads(run(*args)[1])["scores"]["frontier"]
+    timed = json.loads(run(*args, "--timed")[1])["scores"]["frontier"]
+    assert (untimed["allowance_seconds"], timed["allowance_seconds"]) == (600, 180)
+
+
+@pytest.mark.parametrize(("args", "parameter", "message"), [
+    (("verify", "montana", "0"), "NUMBER", "there is no game 0"),
+    (("deal", "montanna", "5"), "VARIANT", "unknown variant 'montanna'"),
+    (("deal", "montana"), "NUMBER", "Missing argument 'NUMBER'"),
+    (("verify", "montana", "5", "1-2", "up"), "MOVE", "move 1: 'up' is not a move"),
+    (("moves", "montana", "5", "x"), "MOVE", "move 0: 'x' is not a move"),
+    (("verify", "montana", "5", "--scoring", "golf"), "--scoring", "unknown scoring scheme"),
+    (("verify", "montana", "5", "--elapsed", "soon"), "--elapsed", "not a number of seconds"),
+    (("verify", "montana", "5", "--elapsed", "-1"), "--elapsed", "a duration from 0"),
+    (("moves", "montana", "5", "-o", "colour=red"), "--option", "no option 'colour'"),
+    (("verify",), None, "give VARIANT and NUMBER"),
+    (("solve", "montana"), None, "No such command 'solve'"),
+    (("pysolfc", "read-save", "/no/such/file.pso"), "FILE", "cannot read"),
+])
+def test_usage_errors_under_json_are_json(args: tuple[str, ...], parameter: str | None,
+                                          message: str) -> None:
+    """With --json, a usage error is a JSON document on standard output, exit status 2,
+    naming the argument at fault."""
+    result = CliRunner().invoke(main, [*args, "--json"], input="")
+    assert result.exit_code == 2
+    assert result.stderr == ""
+    error = json.loads(result.stdout)["error"]
+    assert (error["kind"], error["parameter"]) == ("usage", parameter)
+    assert message in error["message"]
+
+
+def test_usage_errors_without_json_stay_text() -> None:
+    """Without --json a usage error is click's usual text on standard error."""
+    result = CliRunner().invoke(main, ["verify", "montana", "0"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Error: Invalid value for NUMBER" in result.stderr
+
+
+def test_moves_json_lists_the_legal_moves() -> None:
+    """moves --json: the verify fields (no scores), stuck, redeal_allowed, and each legal
+    card move with its source, target and card, gap by gap in slot order."""
+    code, output = run("moves", "montana", "27769", "27-40", "--json")
+    assert code == 0
+    data = json.loads(output)
+    assert list(data) == ["variant", "deal", "options", "ok", "won", "moves_applied",
+                          "redeals_used", "redeals_left", "rows", "error", "stuck",
+                          "redeal_allowed", "legal_moves"]
+    assert (data["ok"], data["moves_applied"], data["stuck"], data["redeal_allowed"]) == (
+        True, 1, False, True)
+    targets = [move["target"] for move in data["legal_moves"]]
+    assert targets == sorted(targets)
+    flat = [card for row in data["rows"] for card in row]
+    for move in data["legal_moves"]:
+        assert move["move"] == f"{move['source']}-{move['target']}"
+        assert flat[move["source"]] == move["card"] and flat[move["target"]] is None
+
+
+def test_moves_after_a_refused_move_shows_the_position_before_it() -> None:
+    """A refused move: exit 1, ok false with the error, and the position before it."""
+    code, output = run("moves", "montana", "27769", "27-40", "redeal", "15-0", "0-3", "--json")
+    assert code == 1
+    refused = json.loads(output)
+    before = json.loads(run("moves", "montana", "27769", "27-40", "redeal", "15-0",
+                            "--json")[1])
+    assert refused["error"]["index"] == 3 and refused["ok"] is False
+    assert {key: refused[key] for key in ("rows", "legal_moves", "stuck", "redeals_left")} == {
+        key: before[key] for key in ("rows", "legal_moves", "stuck", "redeals_left")}
+
+
+def test_moves_text_shows_board_moves_and_redeals() -> None:
+    """The text form: the board, the legal moves with their cards, the redeals left."""
+    code, output = run("moves", "montana", "27769", "27-40")
+    assert code == 0
+    assert "All 1 moves are legal" in output
+    assert "Legal moves (" in output and "Redeals left: 2 (a redeal is allowed now)." in output
+
+
+def test_moves_says_when_no_card_move_is_left() -> None:
+    """In a stuck position there is no legal move, and the text says a redeal is the way on."""
+    from tests.golden import records_for
+    record = next(r for r in records_for("blue-moon") if r["deal"] == "ms3664843849")
+    moves = record["moves"][:12]
+    assert record["moves"][12] == "redeal"  # PySolFC's player redealt here: no move was left
+    data = json.loads(run("moves", "blue-moon", record["deal"], *moves, "--json")[1])
+    assert (data["stuck"], data["legal_moves"], data["redeal_allowed"]) == (True, [], True)
+    code, output = run("moves", "blue-moon", record["deal"], *moves)
+    assert code == 0 and "Stuck: no card move is left; redeal or undo." in output

@@ -146,7 +146,7 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
 def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:
     """404 and 405 are problem documents too, never HTML; 405 says what is allowed."""
     problem(client.get("/v1/nowhere"), 404)
-    problem(client.get("/"), 404)
+    problem(client.get("/nowhere"), 404)  # "/" is the player's page (api/page.py)
     response = client.delete("/v1/verify")
     problem(response, 405)
     assert "POST" in response.headers["Allow"]
@@ -194,7 +194,7 @@ def test_puzzles_depend_on_secret_date_and_variant(make_app: Callable[..., Flask
     assert client.get(f"/v1/puzzles/{TODAY}/spaces").get_json()["deal"] != first
     import datetime
 
-    from gapgrid.api.puzzles import puzzle_deal
+    from gapgrid.api.services.puzzles import puzzle_deal
     assert str(puzzle_deal("test-secret", datetime.date(2026, 11, 30), "montana")) == first
     assert str(puzzle_deal("other-secret", datetime.date(2026, 11, 30), "montana")) != first
 
@@ -348,7 +348,7 @@ def test_openapi_document_is_valid(client: FlaskClient) -> None:
     assert document["openapi"] == "3.1.0"
     assert set(document["paths"]) == {
         "/v1/variants", "/v1/variants/{slug}", "/v1/variants/{slug}/deals/{number}",
-        "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify",
+        "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify", "/v1/moves",
         "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
         "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json"}
 
@@ -426,3 +426,84 @@ def test_daily_before_the_first_day_is_404(make_app: Callable[..., Flask]) -> No
     client = make_app(first_day=datetime.date(2027, 1, 1)).test_client()
     assert "puzzles start on 2027-01-01" in problem(client.get("/v1/daily/montana"),
                                                     404)["detail"]
+
+
+# -- verify's time, moves, names ---------------------------------------------------------------
+
+
+def test_verify_takes_elapsed_and_timed(client: FlaskClient) -> None:
+    """elapsed and timed reach the scores, as --elapsed and --timed do on the command line."""
+    body = {"variant": "montana", "deal": "27769", "moves": GOLDEN_OPENING, "elapsed": 42.5}
+    untimed = client.post("/v1/verify", json=body).get_json()["scores"]
+    timed = client.post("/v1/verify", json={**body, "timed": True}).get_json()["scores"]
+    assert untimed["par"]["breakdown"]["milliseconds"] == 42500
+    assert (untimed["frontier"]["allowance_seconds"], timed["frontier"]["allowance_seconds"]) == (
+        600, 180)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("elapsed", -1), ("elapsed", "42"), ("elapsed", 10**9), ("elapsed", True),
+    ("timed", "yes"), ("timed", 1),
+])
+def test_bad_elapsed_or_timed_is_422(client: FlaskClient, field: str, value: object) -> None:
+    """A negative, huge or non-number time, or a timed flag that is not a boolean: 422."""
+    found = problem(client.post("/v1/verify", json={
+        "variant": "montana", "deal": "1", "moves": [], field: value}), 422)
+    assert found["errors"][0]["pointer"] == f"#/{field}"
+
+
+def test_moves_gives_the_position_and_its_legal_moves(client: FlaskClient) -> None:
+    """POST /v1/moves: the position after the moves, each legal move with its card, whether
+    the game is stuck and whether a redeal is allowed."""
+    data = client.post("/v1/moves", json={"variant": "montana", "deal": "27769",
+                                          "moves": GOLDEN_OPENING}).get_json()
+    assert (data["ok"], data["moves_applied"], data["redeals_left"]) == (True, 4, 1)
+    assert data["stuck"] is False and data["redeal_allowed"] is True
+    assert "scores" not in data
+    first = data["legal_moves"][0]
+    assert set(first) == {"move", "source", "target", "card"}
+    flat = [card for row in data["rows"] for card in row]
+    assert all(flat[move["source"]] == move["card"] and flat[move["target"]] is None
+               for move in data["legal_moves"])
+    after = client.post("/v1/moves", json={"variant": "montana", "deal": "27769",
+                                           "moves": [*GOLDEN_OPENING, first["move"]]}).get_json()
+    assert after["ok"] and after["moves_applied"] == 5
+
+
+def test_moves_with_a_refused_move_answers_the_position_before_it(client: FlaskClient) -> None:
+    """An illegal move is not a request error: 200, ok false, the error, the position before."""
+    before = client.post("/v1/moves", json={"variant": "montana", "deal": "27769",
+                                            "moves": ["27-40"]}).get_json()
+    response = client.post("/v1/moves", json={"variant": "montana", "deal": "27769",
+                                              "moves": ["27-40", "0-3"]})
+    assert response.status_code == 200
+    data = response.get_json()
+    assert data["ok"] is False and data["error"]["index"] == 1
+    assert (data["rows"], data["legal_moves"]) == (before["rows"], before["legal_moves"])
+
+
+@pytest.mark.parametrize(("body", "pointer"), [
+    ({"variant": "montana", "deal": "1", "moves": ["1-2", "up"]}, "#/moves/1"),
+    ({"variant": "nope", "deal": "1", "moves": []}, "#/variant"),
+    ({"variant": "montana", "deal": "ms0", "moves": []}, "#/deal"),
+    ({"variant": "montana", "deal": "1", "moves": [], "options": {"redeals": "x"}},
+     "#/options/redeals"),
+    ({"variant": "montana", "deal": "1", "moves": [], "scoring": ["par"]}, "#"),
+])
+def test_malformed_moves_requests_are_422(client: FlaskClient, body: dict[str, Any],
+                                          pointer: str) -> None:
+    """/v1/moves checks its fields as /v1/verify does (and takes no scoring)."""
+    assert problem(client.post("/v1/moves", json=body), 422)["errors"][0]["pointer"] == pointer
+
+
+def test_every_variant_field_is_described(client: FlaskClient) -> None:
+    """The OpenAPI schema of a variant explains each field, rstep, rbase and rlen included,
+    and names every field the API sends."""
+    document = client.get("/v1/openapi.json").get_json()
+    variant = document["components"]["schemas"]["Variant"]["properties"]
+    assert all(field.get("description") for field in variant.values())
+    assert "RSTEP" in variant["rstep"]["description"]
+    assert "RBASE" in variant["rbase"]["description"]
+    assert "RLEN" in variant["rlen"]["description"]
+    sent = client.get("/v1/variants/montana").get_json()
+    assert set(sent) == set(variant)

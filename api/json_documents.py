@@ -1,8 +1,9 @@
-"""JSON shapes shared by the command line and the HTTP API.
+"""JSON serialisers: domain values as the plain dictionaries gapgrid prints and serves.
 
 Domain classes know nothing of JSON; these functions turn them into the
-plain dictionaries both interfaces print, so ``gapgrid verify --json`` and
-``POST /v1/verify`` always answer alike.
+documents of the service layer (:mod:`gapgrid.api.services`), which both the
+command line and the HTTP API print unchanged, so ``gapgrid verify --json``
+and ``POST /v1/verify`` answer alike.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gapgrid.core.board import Board
+from gapgrid.core.cards import card_code
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
@@ -79,6 +81,26 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[st
             "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
         },
     }
+
+
+def position_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[str, Any]:
+    """The answer of ``gapgrid moves --json``: the verify document without scores, plus
+    what can be played in the position reached (``stuck``, ``redeal_allowed``,
+    ``legal_moves``: card moves, gap by gap in slot order)."""
+    state = result.state
+    cells = state.board.cells
+    document = verify_json(rules, deal, result)
+    document["stuck"] = state.is_stuck
+    document["redeal_allowed"] = state.can_redeal()
+    legal: list[dict[str, Any]] = []
+    for move in state.legal_moves():
+        card = cells[move.source]
+        if card is None:  # the engine only offers moves of cards; a gap here is a bug
+            raise AssertionError(f"legal move {move} starts from a gap")
+        legal.append({"move": str(move), "source": move.source, "target": move.target,
+                      "card": card_code(card)})
+    document["legal_moves"] = legal
+    return document
 
 
 def scores_json(summary: GameSummary, schemes: Mapping[str, ScoringInfo]) -> dict[str, Any]:

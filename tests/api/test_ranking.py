@@ -1,0 +1,167 @@
+"""Leaderboards rank by the scheme the configuration names (GAPGRID_RANKING, default par),
+and a server whose plugins lack that scheme refuses to start instead of failing later."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from gapgrid import plugins
+from gapgrid.api.app import create_app
+from gapgrid.api.config import ConfigError, Settings
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from tests.api import conftest
+from tests.api.conftest import TODAY, Clock
+from tests.api.live import GAPGRID, LiveServer, request
+
+
+def game_lines(client: FlaskClient, count: int) -> list[list[str]]:
+    """``count`` different legal games of today's Montana puzzle: the game that always
+    plays the last legal move, cut at 1, 2, ... moves, and the one that always plays the
+    first, so that the schemes disagree on their order."""
+    puzzle = client.get("/v1/daily/montana").get_json()
+    rules = plugins.load_catalogue(disabled=()).rules("montana")
+    lines = []
+    for pick in (-1, 0):
+        state = new_game(rules, parse_deal_number(puzzle["deal"]))
+        played: list[str] = []
+        for _ in range(count):
+            move = state.legal_moves()[pick]
+            state = state.apply(move)
+            played.append(str(move))
+            lines.append(list(played))
+    return lines
+
+
+def submit_all(client: FlaskClient, lines: list[list[str]]) -> dict[str, dict[str, Any]]:
+    """Submit each game as its own player; return each player's stored scores."""
+    scores = {}
+    for index, moves in enumerate(lines):
+        response = client.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                               json={"player": f"p{index}", "moves": moves})
+        assert response.status_code == 201, response.get_json()
+        scores[f"p{index}"] = response.get_json()["result"]["scores"]
+    return scores
+
+
+def ranking(client: FlaskClient) -> tuple[str, list[tuple[int, str, int]]]:
+    board = client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?per_page=100").get_json()
+    return board["ranking"], [(entry["rank"], entry["player"], entry["score"])
+                              for entry in board["entries"]]
+
+
+def expected(scores: dict[str, dict[str, Any]], scheme: str) -> list[tuple[int, str, int]]:
+    """The ranking the scheme's own sort keys give: ascending, ties share a rank."""
+    order = sorted(scores, key=lambda player: (scores[player][scheme]["sort_key"],
+                                               int(player[1:])))
+    ranked = []
+    for player in order:
+        key = scores[player][scheme]["sort_key"]
+        rank = 1 + sum(1 for other in scores if scores[other][scheme]["sort_key"] < key)
+        ranked.append((rank, player, scores[player][scheme]["total"]))
+    return ranked
+
+
+def test_the_leaderboard_ranks_by_the_configured_scheme(make_app: Callable[..., Flask]
+                                                        ) -> None:
+    """The same submissions, ranked by par (the default) and by cards, follow each scheme's
+    sort key; the two orders differ, so the setting is what decides."""
+    by_par = make_app().test_client()
+    scores = submit_all(by_par, game_lines(by_par, 4))
+    by_cards = make_app(ranking="cards").test_client()
+    assert ranking(by_par) == ("par", expected(scores, "par"))
+    assert ranking(by_cards) == ("cards", expected(scores, "cards"))
+    assert [player for _, player, _ in expected(scores, "par")] != [
+        player for _, player, _ in expected(scores, "cards")]
+    answer = by_cards.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                           json={"player": "p0", "moves": game_lines(by_cards, 1)[0]})
+    ranked_p0 = next(rank for rank, player, _ in expected(scores, "cards") if player == "p0")
+    assert answer.status_code == 200 and answer.get_json()["rank"] == ranked_p0
+
+
+def test_a_scheme_loaded_later_ranks_earlier_submissions(tmp_path: Path, clock: Clock) -> None:
+    """Submissions stored by a server without the cards scheme are ranked by it once a
+    server has it, with the score verification gives."""
+    settings = conftest.test_settings(tmp_path)
+    without_cards = create_app(settings, clock=clock,
+                               catalogue=plugins.load_catalogue(disabled=["scoring_cards"]))
+    client = without_cards.test_client()
+    lines = game_lines(client, 3)
+    stored = submit_all(client, lines)
+    assert all("cards" not in scores for scores in stored.values())
+    with_cards = create_app(attrs.evolve(settings, ranking="cards"), clock=clock,
+                            catalogue=plugins.load_catalogue(disabled=())).test_client()
+    verified = {f"p{index}": with_cards.post("/v1/verify", json={
+        "variant": "montana", "deal": client.get("/v1/daily/montana").get_json()["deal"],
+        "moves": moves}).get_json()["scores"] for index, moves in enumerate(lines)}
+    assert ranking(with_cards) == ("cards", expected(verified, "cards"))
+
+
+def test_a_missing_ranking_scheme_is_a_configuration_error(tmp_path: Path) -> None:
+    """create_app refuses, in one line naming the setting, plugins that lack the scheme."""
+    catalogue = plugins.load_catalogue(disabled=["scoring_par"])
+    with pytest.raises(ConfigError) as refused:
+        create_app(conftest.test_settings(tmp_path), catalogue=catalogue)
+    message = str(refused.value)
+    assert "\n" not in message and "GAPGRID_RANKING" in message and "'par'" in message
+    assert not (tmp_path / "instance").exists(), "refused, yet it created the instance"
+    with pytest.raises(ConfigError, match="'golf'"):
+        create_app(conftest.test_settings(tmp_path, ranking="golf"), catalogue=catalogue)
+
+
+def test_serve_refuses_to_start_without_the_ranking_scheme(tmp_path: Path) -> None:
+    """`gapgrid serve` with GAPGRID_DISABLE_PLUGINS=scoring_par: one line, exit status 2,
+    no server."""
+    env = {**os.environ, "GAPGRID_INSTANCE": str(tmp_path / "instance"),
+           "GAPGRID_SECRET_KEY": "x", "GAPGRID_DISABLE_PLUGINS": "scoring_par"}
+    env.pop("GAPGRID_RANKING", None)
+    finished = subprocess.run([str(GAPGRID), "serve", "--port", "0"], capture_output=True,
+                              text=True, timeout=60, env=env)
+    assert finished.returncode == 2, finished.stderr
+    assert finished.stdout == ""
+    [line] = finished.stderr.splitlines()
+    assert line.startswith("gapgrid: cannot serve: GAPGRID_RANKING is 'par', but no loaded "
+                           "plugin provides that scoring scheme (loaded: cards, frontier")
+    assert line.endswith("enable its plugin or rank by one of those")
+
+
+def test_without_par_a_server_ranking_by_cards_takes_submissions(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With par disabled and GAPGRID_RANKING=cards the real server stores and ranks
+    submissions: never a 500."""
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "scoring_par")
+    monkeypatch.setenv("GAPGRID_RANKING", "cards")
+    server = LiveServer(tmp_path / "instance").start()
+    try:
+        _, _, puzzle = request("GET", f"{server.url}/v1/daily/montana")
+        state = new_game(plugins.load_catalogue(disabled=()).rules("montana"),
+                         parse_deal_number(puzzle["deal"]))
+        move = str(state.legal_moves()[0])
+        url = f"{server.url}/v1/puzzles/{puzzle['date']}/montana"
+        status, _, answer = request("POST", f"{url}/submissions",
+                                    {"player": "Solo", "moves": [move]})
+        assert status == 201 and answer["rank"] == 1
+        assert "par" not in answer["result"]["scores"]
+        status, _, board = request("GET", f"{url}/leaderboard")
+        assert status == 200 and board["ranking"] == "cards"
+        assert board["entries"][0]["score"] == answer["result"]["scores"]["cards"]["total"]
+    finally:
+        server.stop()
+
+
+def test_the_ranking_setting_is_read_from_the_environment() -> None:
+    """GAPGRID_RANKING names the scheme; par when unset; nonsense is refused by name."""
+    assert Settings.from_environment({}).ranking == "par"
+    assert Settings.from_environment({"GAPGRID_RANKING": " cards "}).ranking == "cards"
+    for nonsense in ("p\tar", "pâr", "x" * 65):
+        with pytest.raises(ConfigError, match="GAPGRID_RANKING"):
+            Settings.from_environment({"GAPGRID_RANKING": nonsense})
