@@ -108,6 +108,7 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
+        """Read the number; a usage error naming the option when it is none."""
         try:
             return float(value)
         except ValueError:

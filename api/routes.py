@@ -125,27 +125,33 @@ def query_int(name: str, default: int) -> int:
 
 
 def list_variants() -> Response:
+    """Every variant, then every preset."""
     return respond(games.list_variants(state().catalogue))
 
 
 def get_variant(slug: str) -> Response:
+    """One variant or preset, by slug or another name."""
     return respond(games.describe_variant(state().catalogue, slug))
 
 
 def get_deal(slug: str, number: str) -> Response:
+    """The layout PySolFC deals for game ``number`` (immutable: cached for a year)."""
     dealt = games.deal(state().catalogue, slug, number)
     return respond(dealt.document, headers={"Cache-Control": IMMUTABLE})
 
 
 def get_daily(slug: str) -> Response:
+    """Today's puzzle, cached until the next UTC midnight."""
     return cached(state().puzzles.puzzle(None, slug))
 
 
 def get_puzzle(date: str, slug: str) -> Response:
+    """The puzzle of ``date``, cached until the day is over, then for good."""
     return cached(state().puzzles.puzzle(date, slug))
 
 
 def post_verify() -> Response:
+    """Replay, check and score a game: ``gapgrid verify --json``'s document."""
     body = json_body("VerifyRequest")
     verification = games.verify(
         state().catalogue, variant=body["variant"], deal=body["deal"],
@@ -155,6 +161,7 @@ def post_verify() -> Response:
 
 
 def post_moves() -> Response:
+    """A position and its legal moves: ``gapgrid moves --json``'s document."""
     body = json_body("MovesRequest")
     position = games.position(state().catalogue, variant=body["variant"],
                               deal=body["deal"], moves=body["moves"],
@@ -163,10 +170,12 @@ def post_moves() -> Response:
 
 
 def post_start(date: str, slug: str) -> Response:
+    """A start token for today's puzzle."""
     return respond(state().puzzles.start(date, slug))
 
 
 def post_submission(date: str, slug: str) -> Response:
+    """Store a verified submission: 201 when stored now, 200 when already stored or refused."""
     body = json_body("SubmissionRequest")
     submitted = state().puzzles.submit(date, slug, player=body["player"], moves=body["moves"],
                                        token=body.get("token"))
@@ -174,6 +183,7 @@ def post_submission(date: str, slug: str) -> Response:
 
 
 def get_leaderboard(date: str, slug: str) -> Response:
+    """One page of the ranking, with a link to the next."""
     page, per_page = query_int("page", 1), query_int("per_page", 20)
     document = state().puzzles.leaderboard(date, slug, page=page, per_page=per_page)
     more = document.pop("more")
@@ -183,6 +193,7 @@ def get_leaderboard(date: str, slug: str) -> Response:
 
 
 def get_openapi() -> Response:
+    """This API's OpenAPI document."""
     api = state()
     return respond(openapi_document(api.settings, api.operations))
 
@@ -204,6 +215,7 @@ def build_routes(settings: Settings) -> Routes:
             responses: Mapping[int, tuple[str, str | None]], *,
             request_schema: str | None = None,
             query: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Route ``handler`` and describe it, in one step so the two cannot disagree."""
         operations.append(Operation(method, path, handler.__name__, summary, responses,
                                     request_schema, query))
         flask_path = path.replace("{", "<").replace("}", ">")
