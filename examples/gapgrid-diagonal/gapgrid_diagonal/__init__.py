@@ -31,9 +31,10 @@ class DiagonalFill(MontanaFill):
     def wanted(self, cells: Cells, target: int) -> Sequence[int]:
         by_left = super().wanted(cells, target)
         diagonal = self.diagonal[target]
-        if diagonal is None or cells[diagonal] is None:
+        diagonal_card = None if diagonal is None else cells[diagonal]
+        if diagonal_card is None:
             return by_left
-        return (*by_left, *self.followers(cells[diagonal]))
+        return (*by_left, *self.next_cards(diagonal_card))
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
         diagonal = self.diagonal[target]

@@ -1,0 +1,272 @@
+"""What the solver may skip, and in which order it tries moves.
+
+Two different things live here, and the difference matters:
+
+* **Reductions** make the search visit fewer positions. Each one is a
+  claim that no winning line is lost, proven in its docstring and checked
+  by a test against a search without it on small layouts. Only these may
+  shrink a ``lost`` proof.
+* **Ordering** (:meth:`Reductions.order`) only decides which move is tried
+  first. It is a heuristic: it makes wins come sooner and cannot change a
+  verdict, since every move is still tried.
+
+Which reductions apply is decided per game from its rules: a reduction
+that relies on a property of Montana's fill is used only when the rule
+object is exactly one of gapgrid's own that has the property, never for a
+subclass or a third-party rule, whose behaviour it cannot know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from gapgrid.core.baseline import AllRowsFinished
+from gapgrid.core.cards import RANKS_PER_SUIT
+from gapgrid.core.fills import AscendingFill, FillBase, JungleFill, MontanaFill
+from gapgrid.core.game import Engine
+from gapgrid.core.rules import Rules
+from gapgrid.core.runs import run_length
+
+_ROW_LOCAL_FILLS: Final = (MontanaFill, JungleFill, AscendingFill)
+"""Fill rules that look only at the target's own row (the left neighbour) and at
+column 0 of no particular row: the rows are interchangeable under them."""
+
+
+@attrs.frozen
+class Reductions:
+    """The reductions a search of one game uses, and its move ordering."""
+
+    rows_interchangeable: bool = False
+    """Treat positions that differ only in the order of the rows as one (see
+    :func:`rows_interchangeable`)."""
+
+    run_chains: bool = False
+    """Explore only a chain of moves that lengthens a frozen run (see :func:`frozen_run_chain`)."""
+
+    heuristic_order: bool = True
+    """Try the moves a player would like first (ordering only, never pruning)."""
+
+    def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]]
+                ) -> Sequence[tuple[int, int]]:
+        """The card moves to explore from this position, best first.
+
+        A subset of ``pairs`` when a reduction allows it, in the heuristic order.
+        """
+        if self.run_chains and len(pairs) > 1 and engine.rules.redeals_left(
+                engine.redeals_used) == 0:
+            chain = frozen_run_chain(engine, pairs)
+            if chain is not None:
+                return chain
+        return self.order(engine, pairs)
+
+    def board_key(self, engine: Engine) -> bytes:
+        """The board as a key for the transposition table.
+
+        With interchangeable rows, and no redeal left to come, the rows are
+        sorted, so every reordering of the rows gives the same key.
+        """
+        codes = engine.codes
+        if not self.rows_interchangeable or engine.rules.redeals_left(engine.redeals_used) != 0:
+            return bytes(codes)
+        step = engine.rules.layout.rstep
+        return b"".join(sorted(bytes(codes[start:start + step])
+                               for start in range(0, len(codes), step)))
+
+    def order(self, engine: Engine, pairs: Sequence[tuple[int, int]]
+              ) -> Sequence[tuple[int, int]]:
+        """The card moves ``pairs`` in the order to try them (all of them, always)."""
+        if not self.heuristic_order or len(pairs) < 2:
+            return pairs
+        return sorted(pairs, key=_Scorer(engine).penalty)
+
+
+NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, heuristic_order=False)
+"""A plain search: every position distinct, moves in slot order (for cross-checks)."""
+
+
+def rows_interchangeable(rules: Rules) -> bool:
+    """Tell whether reordering the rows of a position changes nothing that matters.
+
+    Sound when all of these hold, which the check below requires:
+
+    * the fill rule is exactly Montana's, Jungle's or Spaces and Aces' rule:
+      a gap outside column 0 takes a card according to the card on its left,
+      in the same row, and a gap in column 0 takes a card of rank RBASE
+      whatever the row; nothing depends on which row a row is;
+    * the won rule is exactly "every row holds its full run", which asks the
+      same of every row;
+    * no redeal is left to come (checked per position by the key): a redeal
+      gathers row by row and deals back in reading order, so it would treat
+      two reorderings differently.
+
+    Then a permutation of the rows maps every legal move to a legal move and
+    every won position to a won position, in both directions, so a position
+    has a winning line exactly when its reordering has one.
+    """
+    return type(rules.fill) in _ROW_LOCAL_FILLS and type(rules.won) is AllRowsFinished
+
+
+def single_successor(rules: Rules) -> bool:
+    """Tell whether each card has at most one card that may follow it, and one copy.
+
+    True for exactly Montana's fill rule with one deck: a gap outside column 0
+    then takes only the card one higher, same suit, than its left neighbour,
+    and that card is in one slot. :func:`frozen_run_chain` relies on it.
+    """
+    return (type(rules.fill) is MontanaFill and rules.layout.decks == 1
+            and type(rules.won) is AllRowsFinished)
+
+
+def reductions_for(rules: Rules) -> Reductions:
+    """Every reduction that is sound for ``rules``, with the heuristic ordering."""
+    return Reductions(rows_interchangeable=rows_interchangeable(rules),
+                      run_chains=single_successor(rules))
+
+
+def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]]
+                     ) -> list[tuple[int, int]] | None:
+    """A stubborn set: moves that may be explored alone, or None when none is found.
+
+    For :func:`single_successor` rules, with no redeal to come and every
+    column-0 slot holding a card of rank RBASE (every row has its head).
+
+    *Frozen cards.* No column-0 slot can ever become a gap (a head moves only
+    into an empty column-0 slot, and there is none), so no head moves; a
+    card of a run moves only right of the card before it, which is its own
+    slot: every card of every run is frozen for good.
+
+    *The chain.* Let ``t0`` move card ``x0`` from ``s0`` into the slot right
+    after a run. While ``x_i`` is not the last rank, ``s_i`` is not in the
+    last column and the slot ``s_i + 1`` is a gap, add the move ``t_{i+1}``
+    of ``x_{i+1} = succ(x_i)`` (from ``s_{i+1}``) into ``s_i + 1``; it is
+    legal now. The chain is accepted when it ends because ``x_k`` is the
+    last rank, or ``s_k`` is in the last column, or ``s_k + 1`` already
+    holds ``succ(x_k)``; it is refused when ``s_k + 1`` holds another card.
+
+    *Why exploring only the chain keeps every win* (Valmari's stubborn sets,
+    which preserve every reachable deadlock; a won position is one, and the
+    engine allows no move after a win). Take any sequence ``u`` of moves
+    outside the chain. (1) ``t0`` stays legal along ``u``: the card before
+    ``x0`` is frozen, only ``x0`` may fill the gap after it, and ``x0`` may
+    go nowhere else. (2) Each ``t_i`` commutes with every move of ``u``: the
+    moves write different slots, and a move of ``u`` could only be disabled
+    by ``t_i`` if it took ``succ(x_i)`` into ``s_i + 1`` while ``x_i`` still
+    stood in ``s_i``. For ``i < k`` that move is ``t_{i+1}``, in the chain;
+    for ``i = k`` it is impossible (no successor; ``s_k + 1`` in the next
+    row's column 0, which takes only heads; or ``succ(x_k)`` already there,
+    and it could only leave to the right of ``x_k``, its own slot). And no
+    move of ``u`` can disable ``t_i``: ``x_i``'s only destination is right
+    of ``x_{i-1}``, which stays put outside the chain, and only ``x_i`` may
+    fill the slot right of ``x_{i-1}``. So every path to a deadlock can be
+    reordered to start with a move of the chain.
+    """
+    cells, rules = engine.cells, engine.rules
+    layout = rules.layout
+    rbase, last_rank = layout.rbase, layout.sequence_ranks[-1]
+    run_ends: list[int] = []
+    for row, start in enumerate(layout.row_starts()):
+        head = cells[start]
+        if head is None or head % RANKS_PER_SUIT != rbase:
+            return None
+        run_ends.append(start + run_length(layout, cells, row))
+    fill = rules.fill
+    assert isinstance(fill, FillBase)
+    rows, next_slots, where = layout.slot_rows, layout.next_slots, engine.where
+    for source, target in pairs:
+        if target != run_ends[rows[target]]:
+            continue
+        chain = [(source, target)]
+        card, slot = cells[source], source
+        while True:
+            assert card is not None
+            right = next_slots[slot]
+            if card % RANKS_PER_SUIT == last_rank or right < 0 or rows[right] != rows[slot]:
+                return chain
+            (successor,) = fill.next_cards(card)
+            held = cells[right]
+            if held == successor:
+                return chain
+            if held is not None:
+                break
+            (successor_slot,) = where[successor]
+            chain.append((successor_slot, right))
+            card, slot = successor, successor_slot
+    return None
+
+
+def evaluate(engine: Engine) -> int:
+    """How promising a position looks, for the beam search (a heuristic: ordering only).
+
+    Cards standing in their rows' runs count most; a gap that nothing can
+    ever fill again (right of a row's last rank) counts against; then the
+    number of moves available, and the redeals still in hand.
+    """
+    rules, cells = engine.rules, engine.cells
+    layout = rules.layout
+    score = 10 * sum(run_length(layout, cells, row) for row in range(layout.rows))
+    fill = rules.fill
+    if isinstance(fill, FillBase):
+        left_slots = layout.left_slots
+        for gap in engine.gaps:
+            left = left_slots[gap]
+            if left >= 0:
+                left_card = cells[left]
+                if left_card is None or not fill.next_cards(left_card):
+                    score -= 6
+    redeals_left = rules.redeals_left(engine.redeals_used)
+    in_hand = 1 if redeals_left is None else redeals_left
+    return score + len(engine.legal_pairs()) + 5 * in_hand
+
+
+class _Scorer:
+    """Ranks moves for the ordering: lower penalty first.
+
+    Prefers moves that lengthen a row's run (most of all those that join a
+    card already waiting after it), and avoids moves that leave a gap nothing
+    can ever fill (right of a row's last rank) or that break a run.
+    """
+
+    __slots__ = ("cells", "fill", "layout", "run_ends")
+
+    def __init__(self, engine: Engine) -> None:
+        self.cells = engine.cells
+        self.layout = engine.rules.layout
+        fill = engine.rules.fill
+        self.fill = fill if isinstance(fill, FillBase) else None
+        layout = self.layout
+        self.run_ends = [start + run_length(layout, self.cells, row)
+                         for row, start in enumerate(layout.row_starts())]
+
+    def penalty(self, pair: tuple[int, int]) -> int:
+        source, target = pair
+        layout, cells = self.layout, self.cells
+        score = 0
+        row = layout.slot_rows[target]
+        if target == self.run_ends[row]:
+            score -= 1000 + 10 * self._joins(target, cells[source])
+        if source < self.run_ends[layout.slot_rows[source]]:
+            score += 2000  # takes a card out of a run
+        left = layout.left_slots[source]
+        if left >= 0 and self.fill is not None:
+            left_card = cells[source] if left == target else cells[left]
+            if left_card is None or not self.fill.next_cards(left_card):
+                score += 100  # leaves a gap that stays dead
+        return score
+
+    def _joins(self, target: int, card: int | None) -> int:
+        """How many cards already stand in order right of ``target`` after ``card``."""
+        if self.fill is None or card is None:
+            return 0
+        cells, count = self.cells, 0
+        slot = self.layout.next_slots[target]
+        while slot >= 0 and self.layout.slot_rows[slot] == self.layout.slot_rows[target]:
+            following = cells[slot]
+            if following is None or following not in self.fill.next_cards(card):
+                break
+            card = following
+            count += 1
+            slot = self.layout.next_slots[slot]
+        return count

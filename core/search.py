@@ -1,0 +1,425 @@
+"""The solver: is a position won, lost, or unknown within a budget?
+
+A depth-first search over the engine's own moves and redeals, with a
+transposition table so no position is expanded twice:
+
+* ``won`` comes with a line of actions (card moves and redeals, never
+  ``undo``) that the engine replays from the given position to a win
+  before the answer is returned;
+* ``lost`` only when the whole reachable space was explored, with no
+  pruning but the reductions of :mod:`core.reductions`, each proven sound;
+* ``unknown`` when the time, the position count or the table's memory ran
+  out first.
+
+A redeal is one more action: the generator's state is part of the
+position, so a line with redeals replays exactly, in gapgrid and in
+PySolFC. The search visits moves in a fixed order (the heuristic ordering
+of :mod:`core.reductions`, ties broken by slot), so the same input always
+gives the same line.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Hashable, Sequence
+from typing import Final, Literal
+
+import attrs
+
+from gapgrid.core.game import Engine, GameState
+from gapgrid.core.notation import REDEAL, Action, Move
+from gapgrid.core.reductions import Reductions, evaluate, reductions_for
+from gapgrid.core.replay import replay_from
+
+Verdict = Literal["won", "lost", "unknown"]
+
+SOLVER_VERSION: Final = "1"
+"""Changes whenever the search could answer differently; studies record it."""
+
+DEFAULT_MEMORY: Final = 1 << 30
+"""The transposition table's default cap, in bytes (1 GiB)."""
+
+_CHECK_EVERY: Final = 1024  # positions between looks at the clock
+_TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
+
+
+@attrs.frozen
+class Budget:
+    """How much a search may spend: any limit reached makes the answer ``unknown``."""
+
+    seconds: float | None = 10.0
+    """Wall-clock seconds, or None for no limit."""
+
+    positions: int | None = None
+    """Positions to explore, or None for no limit."""
+
+    memory: int = DEFAULT_MEMORY
+    """Bytes the transposition table may hold (an estimate from the key sizes)."""
+
+
+@attrs.frozen
+class Progress:
+    """What a long search reports now and then."""
+
+    positions: int
+    seconds: float
+    budget: Budget
+
+
+@attrs.frozen
+class SearchResult:
+    """A solver's answer about one position."""
+
+    verdict: Verdict
+    line: tuple[Action, ...]
+    """For ``won``: the actions from the position to a win, replayed; empty otherwise."""
+
+    positions: int
+    """Positions explored (each distinct position once)."""
+
+    seconds: float
+    stopped_by: str | None = None
+    """For ``unknown``: ``"seconds"``, ``"positions"`` or ``"memory"``."""
+
+    version: str = SOLVER_VERSION
+
+
+class _Stop(Exception):
+    """The budget ran out."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+def solve(state: GameState, budget: Budget | None = None,
+          progress: Callable[[Progress], None] | None = None,
+          reductions: Reductions | None = None) -> SearchResult:
+    """Search from ``state`` for a win; see the module docstring for the answers.
+
+    ``progress`` is called about every thousand positions. ``reductions``
+    defaults to every reduction sound for the state's rules; tests pass
+    :data:`core.reductions.NONE` to compare against a plain search.
+    """
+    budget = budget or Budget()
+    engine = Engine.from_state(state)
+    chosen = reductions if reductions is not None else reductions_for(state.rules)
+    search = _Search(engine, budget, progress, chosen)
+    started = time.monotonic()
+    try:
+        line = search.run()
+    except _Stop as stop:
+        return SearchResult("unknown", (), search.positions, time.monotonic() - started,
+                            stopped_by=stop.what)
+    seconds = time.monotonic() - started
+    if line is None:
+        return SearchResult("lost", (), search.positions, seconds)
+    checked = replay_from(state, line)
+    if not (checked.ok and checked.won):  # never hand out a line the engine would refuse
+        raise AssertionError(f"the solver's line does not replay to a win: {checked.error}")
+    return SearchResult("won", tuple(line), search.positions, seconds)
+
+
+class _Frame:
+    """One position on the search path: its moves to try and its Tarjan numbers."""
+
+    __slots__ = ("actions", "cursor", "index", "low")
+
+    def __init__(self, actions: list[tuple[int, int] | None], index: int) -> None:
+        self.actions = actions
+        self.cursor = 0
+        self.index = index
+        self.low = index
+
+
+def luby(number: int) -> int:
+    """The ``number``-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 ...: restart lengths
+    that waste at most a logarithmic factor against the best fixed length, whatever it is."""
+    power = 1
+    while power * 2 - 1 < number:
+        power *= 2
+    while True:
+        if number == power * 2 - 1:
+            return power
+        if number < power:
+            power //= 2
+            continue
+        number -= power - 1
+        power = 1
+        while power * 2 - 1 < number:
+            power *= 2
+
+
+RESTART_UNIT: Final = 2000
+"""Positions in a restart of Luby length 1."""
+
+BEAM_WIDTH: Final = 32
+"""The first beam search's width; each later one doubles it, up to MAX_BEAM_DOUBLINGS times."""
+
+MAX_BEAM_DOUBLINGS: Final = 8
+
+
+class _BeamNode:
+    """A position a beam search keeps: how it was reached, and what to rebuild it from."""
+
+    __slots__ = ("action", "cells", "parent", "redeals_used", "rng_state")
+
+    def __init__(self, parent: _BeamNode | None, action: tuple[int, int] | None,
+                 cells: list[int | None], redeals_used: int, rng_state: Hashable) -> None:
+        self.parent, self.action = parent, action
+        self.cells, self.redeals_used, self.rng_state = cells, redeals_used, rng_state
+
+    def line(self) -> list[Action]:
+        """The actions from the beam's start to here."""
+        steps: list[Action] = []
+        node: _BeamNode | None = self
+        while node is not None and node.parent is not None:
+            steps.append(REDEAL if node.action is None else Move(*node.action))
+            node = node.parent
+        return steps[::-1]
+
+
+class _Search:
+    """Restarted depth-first searches that share what they have proven lost.
+
+    Depth-first search is heavy-tailed: one move order finds a win in a few
+    thousand positions where another wanders for millions. So the search
+    restarts with a different move order after a number of positions that
+    grows along Luby's sequence, each restart keeping its own table of the
+    positions it has seen.
+
+    Nothing proven is thrown away: positions whose strongly connected
+    component of the search graph was completely explored (Tarjan's
+    algorithm, run along the search) have no winning continuation at all,
+    whatever order found them, and go to a table of dead positions that
+    every later restart skips. A restart that finishes exhausts the space:
+    the start itself is then dead, and the answer is ``lost``.
+    """
+
+    def __init__(self, engine: Engine, budget: Budget,
+                 progress: Callable[[Progress], None] | None, reductions: Reductions) -> None:
+        self.engine = engine
+        self.budget = budget
+        self.progress = progress
+        self.reductions = reductions
+        self.positions = 0
+        self.started = time.monotonic()
+        self.dead: set[bytes] = set()
+        self.live: dict[bytes, int] = {}
+        self.table_bytes = 0
+        self.live_bytes = 0
+        self.next_check = _CHECK_EVERY
+        self._redeal_ids: dict[object, int] = {}
+        self._final_redeal = engine.rules.redeals == 0
+
+    # -- the position key ------------------------------------------------------
+
+    def key(self) -> bytes:
+        """The position: the board (reduced by symmetry when sound) and the redeal stage."""
+        engine = self.engine
+        board = self.reductions.board_key(engine)
+        if self._final_redeal or engine.rules.redeals_left(engine.redeals_used) == 0:
+            return board  # no redeal will ever come: the generator no longer matters
+        stage = self._redeal_ids.setdefault((engine.redeals_used, engine.rng_state),
+                                            len(self._redeal_ids))
+        return board + stage.to_bytes(4, "little")
+
+    def charge(self, key: bytes) -> None:
+        """Count ``key``'s bytes against the memory budget."""
+        size = len(key) + _TABLE_ENTRY_OVERHEAD
+        self.table_bytes += size
+        self.live_bytes += size
+        if self.table_bytes > self.budget.memory:
+            raise _Stop("memory")
+
+    # -- moves -----------------------------------------------------------------
+
+    def children(self, attempt: int) -> list[tuple[int, int] | None]:
+        """The actions to try here, in this restart's order: card moves, then a redeal (None)."""
+        engine = self.engine
+        if engine.won:
+            return []
+        ordered: list[tuple[int, int] | None] = list(
+            _reorder(self.reductions.explore(engine, engine.legal_pairs()), attempt))
+        if engine.redeal_refusal() is None:
+            ordered.append(None)
+        return ordered
+
+    def do(self, action: tuple[int, int] | None) -> None:
+        if action is None:
+            refusal = self.engine.redeal()
+            assert refusal is None
+        else:
+            self.engine.play(*action)
+
+    def undo(self, action: tuple[int, int] | None) -> None:
+        if action is None:
+            self.engine.undo()
+        else:
+            self.engine.unplay(*action)
+
+    # -- the search ------------------------------------------------------------
+
+    def run(self) -> list[Action] | None:
+        """Return a winning line, or None when none exists; raise :class:`_Stop` at the budget.
+
+        Depth-first restarts (complete: they can prove a loss) take turns
+        with beam searches of growing width (incomplete, but they find the
+        wins a good evaluation points to, with short lines).
+        """
+        if self.engine.won:
+            return []
+        attempt = 0
+        while True:
+            attempt += 1
+            cap = luby(attempt) * RESTART_UNIT
+            outcome = self.attempt(attempt - 1, self.positions + cap)
+            if outcome is not None:
+                return outcome or None  # [] means the start is dead: lost
+            if self.reductions.heuristic_order:
+                line = self.beam(BEAM_WIDTH << min(attempt - 1, MAX_BEAM_DOUBLINGS))
+                if line is not None:
+                    return line
+
+    def beam(self, width: int) -> list[Action] | None:
+        """A beam search: keep the ``width`` best new positions of each depth; None if it dies out.
+
+        Positions already proven dead, or met before in this beam, are not
+        kept. The engine is left as it was.
+        """
+        start = self.engine
+        level: list[_BeamNode] = [_BeamNode(None, None, list(start.cells),
+                                            start.redeals_used, start.rng_state)]
+        seen: set[bytes] = set()
+        try:
+            while level:
+                scored: list[tuple[int, int, _BeamNode]] = []
+                for node in level:
+                    self.engine = engine = Engine(start.rules, start.deal, list(node.cells),
+                                                  node.redeals_used, node.rng_state)
+                    for action in self.children(0):
+                        self.do(action)
+                        key = self.key()
+                        if key not in seen and key not in self.dead:
+                            seen.add(key)
+                            self.positions += 1
+                            if self.positions >= self.next_check:
+                                self.check_budget()
+                            child = _BeamNode(node, action, list(engine.cells),
+                                              engine.redeals_used, engine.rng_state)
+                            if engine.won:
+                                return child.line()
+                            scored.append((-evaluate(engine), len(scored), child))
+                        self.undo(action)
+                scored.sort(key=lambda entry: entry[:2])
+                level = [node for _, _, node in scored[:width]]
+            return None
+        finally:
+            self.engine = start
+
+    def attempt(self, order: int, cap: int) -> list[Action] | None:
+        """One depth-first search in move order ``order``, until ``cap`` positions in all.
+
+        Returns the winning line, ``[]`` when the search finished (no win), or
+        None when it reached the cap.
+        """
+        engine, dead, live = self.engine, self.dead, self.live
+        live.clear()
+        self.table_bytes -= self.live_bytes  # what the last restart left unproven is forgotten
+        self.live_bytes = 0
+        scc_stack: list[bytes] = []
+        root = self.key()
+        if root in dead:
+            return []
+        counter = 0
+        live[root] = counter
+        scc_stack.append(root)
+        frames = [_Frame(self.children(order), counter)]
+        path: list[tuple[int, int] | None] = []
+        while frames:
+            frame = frames[-1]
+            if frame.cursor == len(frame.actions):
+                frames.pop()
+                if frame.low == frame.index:  # a component is complete: all of it is dead
+                    while True:
+                        member = scc_stack.pop()
+                        member_index = live.pop(member)
+                        dead.add(member)
+                        self.live_bytes -= len(member) + _TABLE_ENTRY_OVERHEAD
+                        if member_index == frame.index:
+                            break
+                if frames:
+                    parent = frames[-1]
+                    parent.low = min(parent.low, frame.low)
+                    self.undo(path.pop())
+                continue
+            action = frame.actions[frame.cursor]
+            frame.cursor += 1
+            self.do(action)
+            key = self.key()
+            if key in dead:
+                self.undo(action)
+                continue
+            seen_index = live.get(key)
+            if seen_index is not None:
+                frame.low = min(frame.low, seen_index)
+                self.undo(action)
+                continue
+            counter += 1
+            live[key] = counter
+            scc_stack.append(key)
+            self.charge(key)
+            path.append(action)
+            self.positions += 1
+            if self.positions >= self.next_check:
+                self.check_budget()
+                if self.positions >= cap:
+                    self._unwind(path)
+                    return None
+            if engine.won:
+                line: list[Action] = [REDEAL if step is None else Move(*step) for step in path]
+                self._unwind(path)
+                return line
+            frames.append(_Frame(self.children(order), counter))
+        return []
+
+    def _unwind(self, path: list[tuple[int, int] | None]) -> None:
+        """Take the path back, so the next restart starts from the given position."""
+        while path:
+            self.undo(path.pop())
+
+    def check_budget(self) -> None:
+        self.next_check = self.positions + _CHECK_EVERY
+        budget, seconds = self.budget, time.monotonic() - self.started
+        if budget.positions is not None and self.positions >= budget.positions:
+            raise _Stop("positions")
+        if budget.seconds is not None and seconds >= budget.seconds:
+            raise _Stop("seconds")
+        if self.progress is not None:
+            self.progress(Progress(self.positions, seconds, budget))
+
+
+def _reorder(moves: Sequence[tuple[int, int]], order: int) -> Sequence[tuple[int, int]]:
+    """The moves in restart ``order``'s order (all of them: only the order changes).
+
+    Order 0 keeps the heuristic order; 1 tries the highest source slot first
+    (the order of the research solver Solvitaire); 2 the lowest; later
+    restarts shuffle with a generator seeded by the restart's number, so the
+    same search always makes the same choices.
+    """
+    if len(moves) < 2 or order == 0:
+        return moves
+    if order == 1:
+        return sorted(moves, reverse=True)
+    if order == 2:
+        return sorted(moves)
+    shuffled = list(moves)
+    random.Random(order).shuffle(shuffled)
+    return shuffled
+
+
+def line_text(line: Sequence[Action]) -> list[str]:
+    """The line in notation (``"12-25"``, ``"redeal"``)."""
+    return [str(action) for action in line]
+
