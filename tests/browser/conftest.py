@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """A real ``gapgrid serve`` whose Line Up puzzle of today can be won."""
+    """A real ``gapgrid serve`` whose puzzle of today is won through a redeal."""
     with winnable_server(Path(tmp_path_factory.mktemp("browser"))) as running:
         yield running
 

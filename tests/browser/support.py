@@ -5,11 +5,12 @@
   the system's ``/usr/bin/chromium``, launched with flags that keep it from
   calling home.
 * A real ``gapgrid serve`` (waitress) on a free port and a temporary instance
-  folder, with a secret chosen so that today's Line Up puzzle can be won: the
-  tests need a game to win through the page, and before daily puzzles are
-  certified (issue 11) not every deal can be won. Line Up (4 x 6, no redeal)
-  is small enough that a depth-first search over the public core finds a
-  winning line, or gives up, in well under a second.
+  folder, with a secret chosen so that today's House of Commons puzzle can be
+  won with a redeal on the way: the tests need a game to win through the
+  page, and before daily puzzles are certified (issue 11) not every deal can
+  be won. House of Commons (4 x 10, one redeal) is small enough that a
+  depth-first search over the public core finds such a line, or gives up,
+  in a second or two.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import attrs
 from gapgrid import plugins
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
+from gapgrid.core.notation import REDEAL
 from tests.api.live import LiveServer, request
 
 CHROMIUM_ARGS: Final = (
@@ -34,11 +36,13 @@ CHROMIUM_ARGS: Final = (
 )
 """Chromium as root in a container, with nothing it would fetch from the network."""
 
-WIN_VARIANT: Final = "line-up"
-"""The variant whose daily puzzle the tests win: 4 x 6, so a small search decides it."""
+WIN_VARIANT: Final = "house-of-commons"
+"""The variant whose daily puzzle the tests win: 4 x 10 and one redeal, so a small search
+decides it."""
 
-SEARCH_BUDGET: Final = 5000
-"""Positions the search may visit before it gives a deal up (most wins need under 2,000)."""
+SEARCH_BUDGET: Final = 6000
+"""Positions the search may visit before it gives a deal up (about half the deals are won
+within it)."""
 
 SECRETS_TO_TRY: Final = 16
 """Server secrets tried in turn until today's puzzle can be won (each has a fair chance)."""
@@ -55,12 +59,13 @@ def chromium_path() -> str | None:
 
 def winning_line(variant: str, options: dict[str, Any], deal: str,
                  budget: int = SEARCH_BUDGET) -> list[str] | None:
-    """A winning line of card moves for a deal, found by depth-first search, or None.
+    """A winning line (card moves and redeals) for a deal, by depth-first search, or None.
 
-    Children are tried best first (most cards in sequence), which finds short
-    enough lines for a test to click through. Only the frozen public values
-    of the core are used (``GameState``), so the search checks the page
-    against the same rules the server plays by, whatever engine is inside.
+    Children are tried best first (most cards in sequence), and a redeal
+    last, which finds short enough lines for a test to click through. Only
+    the frozen public values of the core are used (``GameState``), so the
+    search checks the page against the same rules the server plays by,
+    whatever engine is inside.
     """
     rules = plugins.load_catalogue(disabled=()).rules(variant, options)
     start = new_game(rules, parse_deal_number(deal))
@@ -73,13 +78,18 @@ def winning_line(variant: str, options: dict[str, Any], deal: str,
         if state.is_won:
             return line
         children: list[tuple[int, int, GameState, list[str]]] = []
+        if state.can_redeal():
+            redealt = state.apply(REDEAL)
+            if redealt not in seen:
+                seen.add(redealt)
+                children.append((-1, 0, redealt, [*line, str(REDEAL)]))
         for move in state.legal_moves():
             child = state.apply(move)
             if child not in seen:
                 seen.add(child)
                 children.append((child.board.cards_in_sequence(), len(children), child,
                                  [*line, str(move)]))
-        children.sort(key=lambda entry: (entry[0], entry[1]))
+        children.sort(key=lambda entry: (entry[0], entry[1]))  # the best is popped first
         stack.extend((child, child_line) for _, _, child, child_line in children)
     return None
 
@@ -93,7 +103,12 @@ class Served:
     """Today's puzzle of :data:`WIN_VARIANT`, as ``GET /v1/daily/...`` answers it."""
 
     line: list[str]
-    """A winning line for it."""
+    """A winning line for it, with a redeal in it."""
+
+    @property
+    def card_moves(self) -> int:
+        """The card moves of :attr:`line` (the redeals left out)."""
+        return sum(1 for action in self.line if action != "redeal")
 
     @property
     def today(self) -> str:
@@ -108,7 +123,7 @@ class Served:
 
 @contextmanager
 def winnable_server(root: Path) -> Iterator[Served]:
-    """Start ``gapgrid serve`` with a secret whose Line Up puzzle of today can be won."""
+    """Start ``gapgrid serve`` with a secret whose puzzle of today is won through a redeal."""
     for attempt in range(SECRETS_TO_TRY):
         instance = root / f"instance-{attempt}"
         server = LiveServer(instance, secret=f"browser-tests-{attempt}").start()
@@ -116,11 +131,11 @@ def winnable_server(root: Path) -> Iterator[Served]:
             status, _, puzzle = request("GET", f"{server.url}/v1/daily/{WIN_VARIANT}")
             assert status == 200, puzzle
             line = winning_line(WIN_VARIANT, puzzle["options"], puzzle["deal"])
-            if line is not None:
+            if line is not None and "redeal" in line:
                 yield Served(server.url, puzzle, line)
                 return
         finally:
             server.stop()
     today = datetime.datetime.now(datetime.UTC).date()
-    raise RuntimeError(f"no winnable {WIN_VARIANT} puzzle for {today} among "
+    raise RuntimeError(f"no {WIN_VARIANT} puzzle for {today} won through a redeal among "
                        f"{SECRETS_TO_TRY} secrets")
