@@ -54,6 +54,9 @@ def greedy_line(served: Served, slug: str, length: int) -> list[str]:
 def play(page: Page, moves: list[str]) -> None:
     """Play ``moves`` by clicks, the gap first, and wait for the server's answers."""
     for move in moves:
+        if move == "redeal":
+            page.click('[data-action="redeal"]')
+            continue
         source, target = move.split("-")
         page.click(f'[data-slot="{target}"]')
         page.click(f'[data-slot="{source}"]')
