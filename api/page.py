@@ -17,18 +17,15 @@ promised.
 
 from __future__ import annotations
 
-import datetime
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, send_from_directory
+from flask import Blueprint, Flask, Response, jsonify, send_from_directory
+
+from gapgrid.api.routes import state
 
 STATIC: Final = Path(__file__).with_name("static")
 """The page's files: HTML shells, ``css/`` and ``js/`` modules, ``favicon.svg``."""
-
-EXTENSION: Final = "gapgrid"
-"""Where :func:`api.app.create_app` keeps the service state in ``app.extensions``."""
 
 CONTENT_SECURITY_POLICY: Final = "; ".join((
     "default-src 'none'",
@@ -85,21 +82,12 @@ def play(slug: str, date: str | None = None) -> Response:
     return _shell("play.html")
 
 
-def _today(state: Any) -> datetime.date:
-    """Today (UTC) by the app's own clock, which tests replace."""
-    puzzles = getattr(state, "puzzles", None)
-    if puzzles is not None:
-        return puzzles.today()  # type: ignore[no-any-return]
-    clock: Callable[[], datetime.datetime] = state.clock  # before the service layer
-    return clock().date()
-
-
 @page.get("/v1/")
 def api_index() -> Response:
     """A small JSON index of the API: where its description, variants and today's puzzles are."""
-    state = current_app.extensions[EXTENSION]
-    catalogue: Any = state.catalogue
-    today = _today(state).isoformat()
+    api = state()
+    catalogue = api.catalogue
+    today = api.puzzles.today().isoformat()
     daily = []
     for slug in catalogue.slugs():
         entry = catalogue.lookup(slug)
