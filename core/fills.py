@@ -67,6 +67,10 @@ class FillBase:
         """Return the cards that may fill a gap right of ``card``."""
         raise NotImplementedError
 
+    def next_cards(self, card: int) -> tuple[int, ...]:
+        """Return the cards that may fill a gap right of ``card`` (from the table)."""
+        return self._follow[card]
+
     def wanted(self, cells: Cells, target: int) -> Sequence[int]:
         """Return the cards that may fill the gap ``target``.
 

@@ -60,10 +60,10 @@ def all_rows_finished(layout: Layout, cells: Cells) -> bool:
     last rank: in a game under way that fails at once, so this check is
     cheap enough to ask after every move.
     """
-    sequence = layout.sequence_ranks
-    last, full = sequence[-1], len(sequence)
-    for start in layout.row_starts():
-        card = cells[start + full - 1]
+    last = layout.sequence_ranks[-1]
+    for slot in layout.run_end_slots:
+        card = cells[slot]
         if card is None or card % RANKS_PER_SUIT != last:
             return False
+    full = len(layout.sequence_ranks)
     return all(run_length(layout, cells, row) == full for row in range(layout.rows))
