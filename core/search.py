@@ -419,6 +419,57 @@ def _reorder(moves: Sequence[tuple[int, int]], order: int) -> Sequence[tuple[int
     return shuffled
 
 
+def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0) -> tuple[Action, ...]:
+    """A winning line from ``state`` no longer than ``line`` (itself a winning line).
+
+    A bounded pass: every detour that comes back to a position already
+    passed is cut out; then, while time remains, beam searches of growing
+    width look for shorter wins (a beam finds the shallowest win among the
+    positions it keeps). The result is replayed by the engine like any line
+    the solver gives.
+    """
+    shortest = _without_detours(state, line)
+    search = _Search(Engine.from_state(state), Budget(seconds=seconds), None,
+                     reductions_for(state.rules))
+    width = BEAM_WIDTH
+    try:
+        while width <= BEAM_WIDTH << MAX_BEAM_DOUBLINGS:
+            found = search.beam(width)
+            if found is not None and len(found) < len(shortest):
+                shortest = tuple(found)
+            width *= 2
+    except _Stop:
+        pass
+    checked = replay_from(state, shortest)
+    if not (checked.ok and checked.won):
+        raise AssertionError("a shortened line does not replay to a win")
+    return shortest
+
+
+def _without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
+    """``line`` with every stretch between two visits of one position cut out."""
+    engine = Engine.from_state(state)
+    kept: list[Action] = []
+    where: dict[tuple[bytes, int, Hashable], int] = {}
+    key = (engine.key(), engine.redeals_used, engine.rng_state)
+    where[key] = 0
+    for action in line:
+        refusal = engine.apply(action)
+        if refusal is not None:
+            raise ValueError(f"{action} is refused: {refusal.reason}")
+        kept.append(action)
+        key = (engine.key(), engine.redeals_used, engine.rng_state)
+        earlier = where.get(key)
+        if earlier is not None:
+            del kept[earlier:]
+            where = {known: at for known, at in where.items() if at <= earlier}
+        else:
+            where[key] = len(kept)
+        if engine.won:
+            break
+    return tuple(kept)
+
+
 def line_text(line: Sequence[Action]) -> list[str]:
     """The line in notation (``"12-25"``, ``"redeal"``)."""
     return [str(action) for action in line]
