@@ -53,10 +53,12 @@ class FillBase:
     when the rule is not about cards at all (Rectangular Rovers).
     """
 
-    __slots__ = ("_follow", "_heads", "_left", "layout")
+    __slots__ = ("_follow", "_heads", "_left", "_left_only", "layout")
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
+        # accepts() may skip the call to wanted() when no subclass widened it.
+        self._left_only = type(self).wanted is FillBase.wanted
         self._left = layout.left_slots
         self._heads: tuple[int, ...] = tuple(make_card(layout.rbase, suit)
                                              for suit in range(SUITS))
@@ -85,7 +87,13 @@ class FillBase:
 
     def accepts(self, cells: Cells, source: int, target: int) -> bool:
         """Tell whether the card in ``source`` may move into the gap ``target``."""
-        return cells[source] in self.wanted(cells, target)
+        if not self._left_only:
+            return cells[source] in self.wanted(cells, target)
+        left = self._left[target]  # wanted(), inlined: this runs once per move replayed
+        if left == NO_SLOT:
+            return cells[source] in self._heads
+        left_card = cells[left]
+        return left_card is not None and cells[source] in self._follow[left_card]
 
     def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
         """Return the slots whose card may move into the gap ``target``, in slot order.

@@ -1,0 +1,119 @@
+"""Benchmark: how much the solver decides (run by hand; figures go in bench/README.md).
+
+Two measurements, one core each, every won line replayed by the engine:
+
+1. ``anchors``: the 30 single-round Gaps deals of ``data/anchors`` (Montana
+   with ``redeals=0``), ``--seconds`` each (10 in the issue), side by side
+   with what Solvitaire decided on them at 10 s (``data/anchors/solvitaire-10s.log``,
+   measured on this machine kind): decided, won, lost, positions per second.
+2. ``variants``: every variant and preset at its own rules, ``--deals``
+   PySolFC game numbers each (1, 2, ...), ``--seconds`` each: the share
+   decided and the median time to a decision.
+
+Usage: python bench/solve.py anchors [--seconds 10]
+       python bench/solve.py variants [--deals 50] [--seconds 10] [--only SLUG ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+from gapgrid import plugins
+from gapgrid.core.board import Board
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import GameState, new_game
+from gapgrid.core.replay import replay_from
+from gapgrid.core.search import SOLVER_VERSION, Budget, SearchResult, solve
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "anchors"
+
+
+def checked(state: GameState, result: SearchResult) -> SearchResult:
+    """``result``, after replaying its line when it says won."""
+    if result.verdict == "won":
+        replayed = replay_from(state, result.line)
+        if not (replayed.ok and replayed.won):
+            raise AssertionError("a won line does not replay to a win")
+    return result
+
+
+def solvitaire_verdicts() -> dict[str, str]:
+    """What Solvitaire decided on each anchor deal at 10 s."""
+    verdicts = {}
+    for line in (DATA / "solvitaire-10s.log").read_text().splitlines():
+        fields = line.split()
+        if fields and fields[0].startswith("s12345-"):
+            verdicts[fields[0]] = {"solved": "won", "unsolvable": "lost"}.get(fields[1], "unknown")
+    return verdicts
+
+
+def anchors(seconds: float) -> None:
+    catalogue = plugins.load_catalogue(entry_points=False)
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    theirs = solvitaire_verdicts()
+    counts = {"won": 0, "lost": 0, "unknown": 0}
+    positions = elapsed = 0.0
+    print(f"{'deal':<12} {'gapgrid':<8} {'line':>5} {'positions':>10} {'seconds':>8}  Solvitaire")
+    for record in map(json.loads, (DATA / "gaps-deals30.jsonl").read_text().splitlines()):
+        deal = DealNumber(1)  # no redeal: the generator is never used
+        state = GameState(rules=rules, deal=deal, board=Board.from_rows(rules.layout,
+                                                                        record["rows"]),
+                          redeals_used=0, rng_state=deal.new_random().getstate())
+        result = checked(state, solve(state, Budget(seconds=seconds)))
+        counts[result.verdict] += 1
+        positions += result.positions
+        elapsed += result.seconds
+        print(f"{record['id']:<12} {result.verdict:<8} {len(result.line):>5} "
+              f"{result.positions:>10,} {result.seconds:>8.2f}  {theirs.get(record['id'], '?')}",
+              flush=True)
+    decided = counts["won"] + counts["lost"]
+    their_decided = sum(1 for verdict in theirs.values() if verdict != "unknown")
+    print(f"gapgrid {SOLVER_VERSION}: decided {decided} of 30 ({counts['won']} won, "
+          f"{counts['lost']} lost) at {seconds:g} s each; {positions / elapsed:,.0f} positions/s")
+    print(f"Solvitaire (10 s, same machine kind): decided {their_decided} of 30")
+
+
+def variants(deals: int, seconds: float, only: list[str]) -> None:
+    catalogue = plugins.load_catalogue(entry_points=False)
+    print(f"{'variant':<22} {'decided':>8} {'won':>4} {'lost':>4} {'unknown':>7} "
+          f"{'median s':>9}")
+    for slug in only or catalogue.slugs():
+        rules = catalogue.rules(slug)
+        counts = {"won": 0, "lost": 0, "unknown": 0}
+        times = []
+        for number in range(1, deals + 1):
+            state = new_game(rules, DealNumber(number))
+            result = checked(state, solve(state, Budget(seconds=seconds)))
+            counts[result.verdict] += 1
+            if result.verdict != "unknown":
+                times.append(result.seconds)
+        decided = counts["won"] + counts["lost"]
+        median = f"{statistics.median(times):.2f}" if times else "-"
+        print(f"{slug:<22} {decided / deals:>8.0%} {counts['won']:>4} {counts['lost']:>4} "
+              f"{counts['unknown']:>7} {median:>9}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["anchors", "variants"])
+    parser.add_argument("--seconds", type=float, default=10.0, help="budget per deal")
+    parser.add_argument("--deals", type=int, default=50, help="game numbers per variant")
+    parser.add_argument("--only", nargs="*", default=[], help="variants or presets to run")
+    args = parser.parse_args()
+    started = time.monotonic()
+    if args.what == "anchors":
+        anchors(args.seconds)
+    else:
+        variants(args.deals, args.seconds, args.only)
+    print(f"machine: {platform.machine()}, {platform.python_implementation()} "
+          f"{platform.python_version()}, {platform.system()} {platform.release()}; "
+          f"{time.monotonic() - started:.0f} s in all")
+
+
+if __name__ == "__main__":
+    main()
