@@ -1,0 +1,121 @@
+"""The solver: won lines that replay, lost only after exhausting, unknown at the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import GameState, new_game
+from gapgrid.core.notation import REDEAL, Move, Undo
+from gapgrid.core.replay import replay_from
+from gapgrid.core.search import Budget, Progress, luby, shorten, solve
+
+
+def _start(catalogue: Catalogue, slug: str, number: int,
+           options: dict[str, str] | None = None) -> GameState:
+    return new_game(catalogue.rules(slug, options), DealNumber(number))
+
+
+def test_a_won_line_replays_to_a_win_and_never_undoes(catalogue: Catalogue) -> None:
+    """Line Up game 1 is won; the line wins when replayed and holds only moves and redeals."""
+    state = _start(catalogue, "line-up", 1)
+    result = solve(state, Budget(seconds=None))
+    assert result.verdict == "won" and result.line
+    assert not any(isinstance(action, Undo) for action in result.line)
+    replayed = replay_from(state, result.line)
+    assert replayed.ok and replayed.won
+    assert result.positions > 0 and result.seconds >= 0
+
+
+def test_the_same_input_gives_the_same_line(catalogue: Catalogue) -> None:
+    """Two searches of one position answer with the same line."""
+    state = _start(catalogue, "line-up", 2)
+    assert solve(state).line == solve(state).line
+
+
+def test_a_lost_game_is_lost_only_after_the_whole_space(catalogue: Catalogue) -> None:
+    """Line Up game 4 has no win: the answer is lost, with the positions explored."""
+    state = _start(catalogue, "line-up", 4)
+    result = solve(state, Budget(seconds=None))
+    assert result.verdict == "lost" and result.line == () and result.stopped_by is None
+
+
+def test_an_exhausted_budget_is_unknown(catalogue: Catalogue) -> None:
+    """A position budget too small for a Montana deal gives unknown, saying which limit hit."""
+    state = _start(catalogue, "montana", 617, {"redeals": "0"})
+    result = solve(state, Budget(seconds=None, positions=1024))
+    assert result.verdict == "unknown" and result.stopped_by == "positions"
+    assert 1024 <= result.positions < 4096
+
+
+def test_a_full_table_is_unknown_not_a_crash(catalogue: Catalogue) -> None:
+    """With a tiny memory cap the search stops cleanly and says so."""
+    state = _start(catalogue, "montana", 617, {"redeals": "0"})
+    result = solve(state, Budget(seconds=None, memory=20_000))
+    assert result.verdict == "unknown" and result.stopped_by == "memory"
+
+
+def test_a_search_from_a_position_after_some_moves(catalogue: Catalogue) -> None:
+    """Solving after a few moves gives a line that wins from there."""
+    start = _start(catalogue, "line-up", 3)
+    first = start.legal_moves()[0]
+    after = start.apply(first)
+    result = solve(after, Budget(seconds=None))
+    assert result.verdict in ("won", "lost")
+    if result.verdict == "won":
+        assert replay_from(after, result.line).won
+
+
+def test_redeals_are_actions_of_the_line(catalogue: Catalogue) -> None:
+    """Some House of Commons deal is won only through a redeal, and its line replays with it."""
+    for number in range(1, 60):
+        state = _start(catalogue, "house-of-commons", number)
+        result = solve(state, Budget(seconds=5))
+        if result.verdict == "won" and REDEAL in result.line:
+            assert replay_from(state, result.line).won
+            return
+    pytest.fail("no House of Commons deal among 1-59 was won through a redeal")
+
+
+def test_every_variant_and_preset_can_be_searched(catalogue: Catalogue) -> None:
+    """Each built-in variant and preset runs through the solver; any won line replays."""
+    for slug in catalogue.slugs():
+        state = _start(catalogue, slug, 5)
+        result = solve(state, Budget(seconds=None, positions=3000))
+        assert result.verdict in ("won", "lost", "unknown"), slug
+        if result.verdict == "won":
+            assert replay_from(state, result.line).won, slug
+
+
+def test_progress_is_reported_on_long_searches(catalogue: Catalogue) -> None:
+    """The progress callback hears about the positions explored so far."""
+    reports: list[Progress] = []
+    state = _start(catalogue, "montana", 617, {"redeals": "0"})
+    solve(state, Budget(seconds=None, positions=5000), progress=reports.append)
+    assert reports and reports[-1].positions <= 5000
+    assert [report.positions for report in reports] == sorted(r.positions for r in reports)
+
+
+def test_shortening_keeps_a_winning_line_no_longer(catalogue: Catalogue) -> None:
+    """A detour (a move and its way back) is cut out of a winning line."""
+    state = _start(catalogue, "line-up", 1)
+    line = solve(state, Budget(seconds=None)).line
+    # Make a detour: a legal move at the start, then its reverse if legal.
+    detour: list[Move] = []
+    for move in state.legal_moves():
+        after = state.apply(move)
+        back = Move(move.target, move.source)
+        if after.check(back) is None:
+            detour = [move, back]
+            break
+    padded = (*detour, *line)
+    shorter = shorten(state, padded, seconds=0.5)
+    assert len(shorter) <= len(line)
+    assert replay_from(state, shorter).won
+
+
+def test_luby_sequence() -> None:
+    """Restart lengths follow Luby's sequence."""
+    assert [luby(number) for number in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1,
+                                                          2, 4, 8]
