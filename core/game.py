@@ -57,9 +57,16 @@ class IllegalActionError(ValueError):
 
 @attrs.frozen
 class _RedealRecord:
-    """What undoing a redeal restores."""
+    """What undoing a redeal restores: the board as bytes, and the generator's state.
 
-    cells: tuple[int | None, ...]
+    A game may hold thousands of these (an unlimited-redeal game, a
+    search), so each is small: the board is one byte a slot, as in
+    :attr:`Engine.codes`, and the state a compact value whose 2.5 KB of
+    Mersenne Twister words are shared by consecutive redeals
+    (:class:`core.dealnumber.MersenneState`).
+    """
+
+    codes: bytes
     rng_state: Hashable
 
 
@@ -147,6 +154,9 @@ class Engine:
 
         A redeal rewrites only the slots it gathered, and every gap lies among them.
         """
+        if 2 * len(changed) > len(self.cells):
+            self._reindex()  # most of the board: building afresh is faster than updating
+            return
         cells, where, codes = self.cells, self.where, self.codes
         for slot in changed:
             card = before[slot]
@@ -240,8 +250,9 @@ class Engine:
         random = self._generator()
         before = tuple(self.cells)
         rules = self.rules
+        record = _RedealRecord(bytes(self.codes), self.rng_state)
         gathered = redeal_cells(rules.layout, self.cells, rules.keep, rules.placement, random)
-        self._journal.append(_RedealRecord(before, self.rng_state))
+        self._journal.append(record)
         self.rng_state = random.getstate()
         self.redeals_used += 1
         self._reindex_slots(gathered, before)
@@ -256,7 +267,7 @@ class Engine:
         else:
             return Refusal("nothing-to-undo", "there is nothing to undo")
         if isinstance(entry, _RedealRecord):
-            self.cells[:] = entry.cells
+            self.cells[:] = [None if code == GAP_CODE else code for code in entry.codes]
             self.rng_state = entry.rng_state
             if self._random is not None:
                 self._random.setstate(entry.rng_state)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gapgrid.core.dealnumber import MAX_NUMBER, MS_MAX, DealNumberError, parse_deal_number
+from gapgrid.core.dealnumber import (
+    MAX_NUMBER,
+    MS_MAX,
+    DealNumberError,
+    GameRandom,
+    MersenneState,
+    parse_deal_number,
+)
 
 
 @pytest.mark.parametrize(("text", "value", "lcrandom"), [
@@ -98,3 +105,45 @@ def test_equal_numbers_deal_equal_games() -> None:
     """617, ms617 and #ms617 are one game and compare equal; ms40000 and 40000 are not."""
     assert parse_deal_number("617") == parse_deal_number("ms617") == parse_deal_number("#ms617")
     assert parse_deal_number("ms40000") != parse_deal_number("40000")
+
+
+@pytest.mark.parametrize("number", ["617", "40000", "98765432109876543210"])
+def test_shuffle_and_choice_draw_what_pysol_cards_draws(number: str) -> None:
+    """The written-out Mersenne shuffle and choice draw pysol_cards' own, length by length."""
+    ours, theirs = parse_deal_number(number).new_random(), parse_deal_number(number).new_random()
+    pysol = theirs._generator
+    for length in [0, 1, 2, 3, 13, 52, 104, 300]:
+        mine, reference = list(range(length)), list(range(length))
+        ours.shuffle(mine)
+        pysol.shuffle(reference)
+        assert mine == reference, length
+        if length:
+            assert ours.choice(mine) == pysol.choice(reference)
+    assert ours.getstate() == GameRandom(pysol).getstate()
+
+
+def test_mersenne_state_is_compact_and_shared() -> None:
+    """A Mersenne state packs its 624 words in 2,496 bytes, shared until the twister regenerates."""
+    generator = parse_deal_number("40000").new_random()
+    generator.shuffle(list(range(10)))
+    first = generator.getstate()
+    generator.shuffle(list(range(10)))  # 9 more draws of 2 words: no regeneration
+    second = generator.getstate()
+    assert isinstance(first, MersenneState) and isinstance(second, MersenneState)
+    assert len(first.words) == 2496
+    assert second.words is first.words and second.position == first.position + 18
+    generator.shuffle(list(range(400)))  # 798 words: the words are regenerated
+    assert generator.getstate().words != first.words
+
+
+def test_a_state_restores_in_another_generator() -> None:
+    """A state taken from one generator sets another of the same game to the same draws."""
+    one, other = parse_deal_number("40000").new_random(), parse_deal_number("40000").new_random()
+    one.shuffle(list(range(700)))
+    state = one.getstate()
+    other.setstate(state)
+    assert other.getstate() == state
+    drawn_one, drawn_other = list(range(50)), list(range(50))
+    one.shuffle(drawn_one)
+    other.shuffle(drawn_other)
+    assert drawn_one == drawn_other
