@@ -8,6 +8,8 @@ Other tools script against these exact forms:
   [--elapsed SECONDS] [--timed] [--json]``
 * ``gapgrid moves VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--json]``
 * ``gapgrid scoring [--json]``
+* ``gapgrid study VARIANT|all [--option KEY=VALUE ...] [--deals N] [--first-deal K]
+  [--budget SECONDS] [--workers W | --dask ADDRESS] [--out FILE.csv] [--resume]``
 
 Each command reads its arguments into plain values, calls one use case of
 :mod:`gapgrid.api.services`, and prints the document it returns (with
@@ -48,6 +50,7 @@ from gapgrid.api.cli_support import (
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import PuzzleService
+from gapgrid.api.study import study
 from gapgrid.core.board import Board
 
 
@@ -58,6 +61,7 @@ def main() -> None:
 
 
 main.add_command(pysolfc)
+main.add_command(study)
 
 
 EXIT_INTERNAL_ERROR = 3

@@ -117,9 +117,21 @@ def _undeclared(found: dict[str, set[str]], declared: set[str]) -> dict[str, lis
     return missing
 
 
+def _optional(requirement: str) -> set[str]:
+    """The distributions an optional extra's requirement brings: ``dask[distributed]`` is
+    dask and its extra, the distribution ``distributed``."""
+    extras = re.search(r"\[(.*?)\]", requirement)
+    return {_distribution(requirement),
+            *(_distribution(extra) for extra in (extras.group(1).split(",") if extras else []))}
+
+
 def test_every_imported_package_is_declared() -> None:
-    """Each third-party package gapgrid's code imports is in [project] dependencies."""
+    """Each third-party package gapgrid's code imports is in [project] dependencies, or in
+    an optional extra other than ``test`` (``study``, ``plot``: imported only by the command
+    that needs it, which says how to install it when it is missing)."""
     declared = {_distribution(item) for item in PYPROJECT["project"]["dependencies"]}
+    declared |= {name for extra, items in PYPROJECT["project"]["optional-dependencies"].items()
+                 if extra != "test" for item in items for name in _optional(item)}
     code = [*(ROOT / "gapgrid").glob("*.py"),  # its subfolders are links to SOURCES
             *(path for folder in SOURCES for path in (ROOT / folder).rglob("*.py")
               if "__pycache__" not in path.parts)]

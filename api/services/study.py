@@ -1,0 +1,410 @@
+"""How often a game can be won: the rows, the files and the statistics of a winnability study.
+
+A study solves PySolFC game numbers one by one and keeps one CSV row per
+deal (:class:`StudyRow`). This module knows nothing of the solver or the
+rules: it turns rows into CSV lines and back, reads a study file that may
+have been cut short (a trailing partial line is ignored), checks that a file
+belongs to the study about to resume it, sorts a file by deal, and sums rows
+up (:class:`Summary`) with Wilson score intervals. The command
+(:mod:`gapgrid.api.study`) and the plot (:mod:`gapgrid.api.study_plot`) share
+it, so the figures printed at the end of a run and the ones published are the
+same computation.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import statistics
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+COLUMNS: Final = ("variant", "options", "game_number", "verdict", "line_length", "positions",
+                  "seconds", "stopped_by", "solver_version", "budget_seconds",
+                  "budget_positions", "line")
+"""The CSV header, in order. ``line`` is the winning line in gapgrid's notation
+(``12-3 redeal 4-5``), so anyone can replay a won deal (``gapgrid verify``)."""
+
+TIMING_COLUMNS: Final = ("seconds",)
+"""Columns that differ from run to run of the same study; every other column is
+fixed by the study's settings when the verdicts are decided by the positions budget."""
+
+VERDICTS: Final = ("won", "lost", "unknown")
+
+Z_95: Final = 1.959963984540054
+"""The standard normal quantile for a two-sided 95 % interval."""
+
+
+class StudyFileError(ValueError):
+    """A study file that cannot be read or resumed, with the reason for people."""
+
+
+@attrs.frozen
+class StudySettings:
+    """What every row of one study shares; a file is resumed only under the same settings."""
+
+    options: str
+    """The rule options as given, ``key=value`` pairs sorted by key, space-separated."""
+
+    solver_version: str
+    budget_seconds: float
+    budget_positions: int | None
+    """The positions cap per deal, or None for none."""
+
+    def describe(self) -> str:
+        """The settings in words, for an error message."""
+        positions = (f", at most {self.budget_positions:,} positions"
+                     if self.budget_positions is not None else "")
+        options = f"options {self.options!r}" if self.options else "no options"
+        return (f"{options}, solver version {self.solver_version}, "
+                f"budget {self.budget_seconds:g} s{positions}")
+
+
+@attrs.frozen
+class StudyRow:
+    """One solved deal."""
+
+    variant: str
+    """The slug of the variant or preset."""
+
+    options: str
+    """As in :attr:`StudySettings.options`."""
+
+    game_number: int
+    """The PySolFC game number (Select game by number...)."""
+
+    verdict: str
+    """``won``, ``lost`` or ``unknown``."""
+
+    line_length: int
+    """Actions in the winning line (0 unless won)."""
+
+    positions: int
+    """Positions the solver explored."""
+
+    seconds: float
+    """Wall-clock seconds the solver spent (the one column that varies between runs)."""
+
+    stopped_by: str
+    """For ``unknown``: what ran out (``seconds``, ``positions``, ``memory``); else empty."""
+
+    solver_version: str
+    budget_seconds: float
+    budget_positions: int | None
+    line: str
+    """The winning line, actions separated by spaces; empty unless won."""
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """What identifies the deal in a study: variant, options, game number."""
+        return (self.variant, self.options, self.game_number)
+
+    @property
+    def settings(self) -> StudySettings:
+        """The study settings the row was solved under."""
+        return StudySettings(options=self.options, solver_version=self.solver_version,
+                             budget_seconds=self.budget_seconds,
+                             budget_positions=self.budget_positions)
+
+    def csv_line(self) -> str:
+        """The row as one CSV line, ending in a newline (no field holds a newline)."""
+        fields = [self.variant, self.options, str(self.game_number), self.verdict,
+                  str(self.line_length), str(self.positions), f"{self.seconds:.3f}",
+                  self.stopped_by, self.solver_version, f"{self.budget_seconds:g}",
+                  "" if self.budget_positions is None else str(self.budget_positions),
+                  self.line]
+        return _csv_line(fields)
+
+    @classmethod
+    def from_fields(cls, fields: list[str]) -> StudyRow:
+        """Read a row from its CSV fields; :class:`StudyFileError` when they are malformed."""
+        if len(fields) != len(COLUMNS):
+            raise StudyFileError(f"{len(fields)} fields instead of {len(COLUMNS)}")
+        values = dict(zip(COLUMNS, fields, strict=True))
+        if values["verdict"] not in VERDICTS:
+            raise StudyFileError(f"verdict {values['verdict']!r} is not one of {VERDICTS}")
+        try:
+            return cls(variant=values["variant"], options=values["options"],
+                       game_number=int(values["game_number"]), verdict=values["verdict"],
+                       line_length=int(values["line_length"]),
+                       positions=int(values["positions"]), seconds=float(values["seconds"]),
+                       stopped_by=values["stopped_by"], solver_version=values["solver_version"],
+                       budget_seconds=float(values["budget_seconds"]),
+                       budget_positions=(int(values["budget_positions"])
+                                         if values["budget_positions"] else None),
+                       line=values["line"])
+        except ValueError as error:
+            raise StudyFileError(f"a number is malformed: {error}") from None
+
+
+HEADER_LINE: Final = ",".join(COLUMNS) + "\n"
+
+
+def _csv_line(fields: list[str]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(fields)
+    text = buffer.getvalue()
+    if text.count("\n") != 1:  # one row, one physical line: resuming relies on it
+        raise ValueError(f"a study field holds a line break: {fields!r}")
+    return text
+
+
+def options_text(options: Mapping[str, str]) -> str:
+    """Rule options as a row records them: ``key=value`` pairs sorted by key, space-separated."""
+    return " ".join(f"{key}={value}" for key, value in sorted(options.items()))
+
+
+# -- study files ----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class StudyFile:
+    """What a study file holds, read without keeping its rows."""
+
+    done: frozenset[tuple[str, str, int]]
+    """The keys (:attr:`StudyRow.key`) of the deals it has a row for."""
+
+    settings: frozenset[StudySettings]
+    """The settings its rows were solved under (one, for a file written by one study)."""
+
+    variants: frozenset[str]
+    complete_bytes: int
+    """Where its last complete line ends: a partial line after it is to be ignored."""
+
+
+def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
+    """Each complete row of the study file at ``path`` with the byte offset just past it.
+
+    A last line without its newline was cut short by an interruption and is
+    skipped; any other malformed line, or a header that is not a study's,
+    raises :class:`StudyFileError`, since the file is then not one this
+    command wrote.
+    """
+    with path.open("rb") as handle:
+        header = handle.readline()
+        if not header.endswith(b"\n"):  # interrupted before the header was whole
+            return
+        if header.decode("utf-8", "replace") != HEADER_LINE:
+            raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
+                                 f"the header {HEADER_LINE.strip()!r})")
+        offset = len(header)
+        for number, raw in enumerate(handle, start=2):
+            if not raw.endswith(b"\n"):
+                return
+            offset += len(raw)
+            try:
+                fields = next(csv.reader([raw.decode("utf-8")]))
+                yield offset, StudyRow.from_fields(fields)
+            except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
+                raise StudyFileError(f"{path}, line {number}: {error}") from None
+
+
+def read_study_file(path: Path) -> StudyFile:
+    """Read what is done in the study file at ``path`` (memory: one key per row)."""
+    done: set[tuple[str, str, int]] = set()
+    settings: set[StudySettings] = set()
+    variants: set[str] = set()
+    complete = 0
+    with path.open("rb") as handle:
+        header = handle.readline()
+    if header.endswith(b"\n"):
+        complete = len(header)
+    for offset, row in iter_rows(path):
+        done.add(row.key)
+        settings.add(row.settings)
+        variants.add(row.variant)
+        complete = offset
+    return StudyFile(done=frozenset(done), settings=frozenset(settings),
+                     variants=frozenset(variants), complete_bytes=complete)
+
+
+def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
+                    variants: Iterable[str]) -> None:
+    """Refuse to add this study's rows to a file written under other settings or variants."""
+    other = sorted((each for each in found.settings if each != settings), key=repr)
+    if other:
+        raise StudyFileError(
+            f"{path} was written with {other[0].describe()}; this study has "
+            f"{settings.describe()}. Resume it with the same options and budget "
+            f"(and the same solver version), or choose another --out")
+    foreign = sorted(found.variants - set(variants))
+    if foreign:
+        raise StudyFileError(f"{path} holds deals of {', '.join(foreign)}, which this study "
+                             f"does not solve; choose another --out")
+
+
+def sort_study_file(path: Path) -> None:
+    """Rewrite the study file at ``path`` sorted by variant, options and game number.
+
+    Rows are appended as deals finish, in whatever order workers finish
+    them; sorting at the end makes the file the same whatever the number of
+    workers. Only each row's key and place are held in memory; the lines
+    are copied from the file. The new file replaces the old one atomically,
+    so an interruption leaves one or the other. A partial last line is
+    dropped; of two rows for one deal (which this command never writes)
+    the first is kept.
+    """
+    places: dict[tuple[str, str, int], tuple[int, int]] = {}
+    start = len(HEADER_LINE.encode())
+    for end, row in iter_rows(path):
+        places.setdefault(row.key, (start, end - start))
+        start = end
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out, path.open("rb") as source:
+            out.write(HEADER_LINE.encode())
+            for key in sorted(places):
+                offset, length = places[key]
+                source.seek(offset)
+                out.write(source.read(length))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Interval:
+    """A share with its 95 % Wilson score interval (all three between 0 and 1)."""
+
+    share: float
+    low: float
+    high: float
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval | None:
+    """The Wilson score interval for ``successes`` out of ``trials`` (None for no trial).
+
+    Wilson's interval rather than the normal approximation: it stays inside
+    [0, 1] and keeps close to its nominal coverage for shares near 0 or 1
+    and for small samples, which a study of a few hundred deals has.
+    """
+    if trials <= 0:
+        return None
+    if not 0 <= successes <= trials:
+        raise ValueError(f"{successes} successes out of {trials} trials")
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (share + z * z / (2 * trials)) / denominator
+    half = z / denominator * math.sqrt(share * (1 - share) / trials
+                                       + z * z / (4 * trials * trials))
+    # at 0 or all successes the exact bound is 0 or 1; rounding could leave 1e-17 instead
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return Interval(share=share, low=low, high=high)
+
+
+@attrs.frozen
+class Summary:
+    """The figures of one study (one variant under one set of options)."""
+
+    variant: str
+    options: str
+    won: int
+    lost: int
+    unknown: int
+    median_seconds: float | None
+    """Median seconds to a decision (won or lost deals); None when none was decided."""
+
+    budget_seconds: float
+    budget_positions: int | None
+    solver_version: str
+    first_deal: int
+    last_deal: int
+
+    @property
+    def deals(self) -> int:
+        """Deals solved."""
+        return self.won + self.lost + self.unknown
+
+    @property
+    def decided(self) -> int:
+        """Deals with a verdict (won or lost)."""
+        return self.won + self.lost
+
+    @property
+    def winnable(self) -> Interval | None:
+        """The winnable share among decided deals, won / (won + lost)."""
+        return wilson_interval(self.won, self.decided)
+
+    @property
+    def unknown_as_lost(self) -> Interval | None:
+        """The share if every unknown deal were lost: won / deals (the low bound)."""
+        return wilson_interval(self.won, self.deals)
+
+    @property
+    def unknown_as_won(self) -> Interval | None:
+        """The share if every unknown deal were won: (won + unknown) / deals (the high bound)."""
+        return wilson_interval(self.won + self.unknown, self.deals)
+
+    @property
+    def label(self) -> str:
+        """The variant with its options, as tables and plots name the study."""
+        return f"{self.variant} ({self.options})" if self.options else self.variant
+
+    def lines(self) -> list[str]:
+        """The summary in words, as the command prints it at the end."""
+        def percent(interval: Interval | None) -> str:
+            if interval is None:
+                return "no deal"
+            return (f"{interval.share:.1%} (95 % Wilson interval "
+                    f"{interval.low:.1%} to {interval.high:.1%})")
+
+        median = ("-" if self.median_seconds is None else f"{self.median_seconds:.2f} s")
+        lines = [
+            f"{self.label}: {self.deals} deals (game numbers {self.first_deal} to "
+            f"{self.last_deal}), solver {self.solver_version}, budget "
+            f"{self.budget_seconds:g} s"
+            + (f" or {self.budget_positions:,} positions" if self.budget_positions else ""),
+            f"  won {self.won}, lost {self.lost}, unknown {self.unknown} "
+            f"({self.unknown / self.deals:.1%} of the deals); median time to a decision "
+            f"{median}",
+            f"  winnable share of the decided deals: {percent(self.winnable)}",
+            f"  every unknown counted as lost: {percent(self.unknown_as_lost)}",
+            f"  every unknown counted as won:  {percent(self.unknown_as_won)}",
+        ]
+        bounds = self.unknown_as_lost, self.unknown_as_won
+        if bounds[0] is not None and bounds[1] is not None:
+            lines.append(f"  so the winnable share lies between {bounds[0].low:.1%} and "
+                         f"{bounds[1].high:.1%} (95 %), whatever the unknown deals are")
+        return lines
+
+
+def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
+    """One summary per variant and options among ``rows``, in order of first appearance."""
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    seconds: dict[tuple[str, str], list[float]] = {}
+    first: dict[tuple[str, str], StudyRow] = {}
+    numbers: dict[tuple[str, str], tuple[int, int]] = {}
+    for row in rows:
+        group = (row.variant, row.options)
+        if group not in first:
+            first[group] = row
+            counts[group] = dict.fromkeys(VERDICTS, 0)
+            seconds[group] = []
+            numbers[group] = (row.game_number, row.game_number)
+        counts[group][row.verdict] += 1
+        if row.verdict != "unknown":
+            seconds[group].append(row.seconds)
+        low, high = numbers[group]
+        numbers[group] = (min(low, row.game_number), max(high, row.game_number))
+    return [Summary(variant=group[0], options=group[1], won=counts[group]["won"],
+                    lost=counts[group]["lost"], unknown=counts[group]["unknown"],
+                    median_seconds=(statistics.median(seconds[group])
+                                    if seconds[group] else None),
+                    budget_seconds=row.budget_seconds, budget_positions=row.budget_positions,
+                    solver_version=row.solver_version, first_deal=numbers[group][0],
+                    last_deal=numbers[group][1])
+            for group, row in first.items()]

@@ -1,0 +1,322 @@
+"""``gapgrid study``: how often a game can be won, deal by deal, on one machine or a Dask cluster.
+
+``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
+[--budget SECONDS] [--max-positions P] [--workers W | --dask ADDRESS] [--out FILE.csv]
+[--resume]`` solves PySolFC game numbers K .. K+N-1 with the solver
+(:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
+as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
+handling and the statistics). When the study ends, or is interrupted, the
+file is sorted by deal, so it is the same whatever ran it, and a summary is
+printed: won, lost, unknown, the winnable share with its 95 % Wilson
+interval, and the bounds that counting every unknown as lost or as won gives.
+
+The work runs in this process (``--workers 1``), in a pool of processes on
+this machine (``--workers W``), or on an existing dask.distributed cluster
+(``--dask ADDRESS``; ``pip install 'gapgrid[study]'``). Each deal is one task,
+:func:`solve_deal`, and only a few tasks are in flight at a time, so memory
+stays bounded however many deals a study has.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+import click
+
+from gapgrid import plugins
+from gapgrid.api.cli_support import load_catalogue, option_flag, parse_option_pairs
+from gapgrid.api.services import games
+from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.services.study import (
+    HEADER_LINE,
+    StudyFileError,
+    StudyRow,
+    StudySettings,
+    check_resumable,
+    iter_rows,
+    options_text,
+    read_study_file,
+    sort_study_file,
+    summarise,
+)
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
+from gapgrid.core.game import new_game
+from gapgrid.core.search import SOLVER_VERSION, Budget, line_text, solve
+
+MAX_BUDGET_SECONDS: Final = 3600.0
+"""The largest ``--budget``: an hour per deal. More is almost surely a slip (minutes or
+milliseconds meant), and a study of hundreds of deals would take weeks."""
+
+DEFAULT_BUDGET_SECONDS: Final = 10.0
+MAX_WORKERS: Final = 256
+EXIT_INTERRUPTED: Final = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+IN_FLIGHT_PER_WORKER: Final = 2
+"""Tasks queued per worker: enough that no worker waits for the next deal, few enough that
+memory does not grow with the size of the study."""
+
+
+@attrs.frozen
+class DealTask:
+    """One deal to solve: everything a worker needs, as plain picklable values."""
+
+    variant: str
+    options: tuple[tuple[str, str], ...]
+    game_number: int
+    budget_seconds: float
+    budget_positions: int | None
+
+
+@functools.cache
+def _worker_catalogue() -> Catalogue:
+    """The catalogue, loaded once per worker process (plugins included, as the command's)."""
+    return plugins.load_catalogue()
+
+
+def solve_deal(task: DealTask) -> StudyRow:
+    """Solve one deal; run by a worker (a process of the pool or a Dask worker)."""
+    rules = _worker_catalogue().rules(task.variant, dict(task.options))
+    state = new_game(rules, DealNumber(task.game_number))
+    result = solve(state, Budget(seconds=task.budget_seconds, positions=task.budget_positions))
+    return StudyRow(
+        variant=task.variant, options=options_text(dict(task.options)),
+        game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),
+        positions=result.positions, seconds=result.seconds, stopped_by=result.stopped_by or "",
+        solver_version=result.version, budget_seconds=task.budget_seconds,
+        budget_positions=task.budget_positions, line=" ".join(line_text(result.line)))
+
+
+# -- running tasks --------------------------------------------------------------------------------
+
+
+def run_serially(tasks: Iterable[DealTask]) -> Iterator[StudyRow]:
+    """Solve the deals one after the other in this process."""
+    for task in tasks:
+        yield solve_deal(task)
+
+
+def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealTask],
+                    in_flight: int) -> Iterator[StudyRow]:
+    """Solve the deals on ``executor``, at most ``in_flight`` at a time, yielding each row as
+    it is done (in completion order). Closing the iterator cancels what is queued."""
+    pending: set[concurrent.futures.Future[StudyRow]] = set()
+    queue = iter(tasks)
+    try:
+        while True:
+            for task in queue:
+                pending.add(executor.submit(solve_deal, task))
+                if len(pending) >= in_flight:
+                    break
+            if not pending:
+                return
+            done, pending = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+Runner = Callable[[Iterable[DealTask]], Iterator[StudyRow]]
+
+
+def process_runner(stack: ExitStack, workers: int) -> Runner:
+    """Run the deals on ``workers`` processes of this machine."""
+    executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(max_workers=workers))
+    stack.callback(executor.shutdown, wait=True, cancel_futures=True)
+    return functools.partial(run_on_executor, executor,
+                             in_flight=workers * IN_FLIGHT_PER_WORKER)
+
+
+def dask_runner(stack: ExitStack, address: str) -> Runner:
+    """Run the deals on the dask.distributed cluster whose scheduler is at ``address``."""
+    try:
+        import distributed  # optional: only this way of running needs it
+    except ImportError:
+        raise click.UsageError(
+            "--dask needs dask.distributed, which is not installed: "
+            "pip install 'gapgrid[study]' (or pip install 'dask[distributed]')") from None
+    client_class: Any = distributed.Client  # typed or not, depending on the installed version
+    try:
+        client = stack.enter_context(client_class(address, timeout="10s"))
+    except (OSError, TimeoutError) as error:
+        raise click.BadParameter(f"no Dask scheduler answers at {address}: {error}",
+                                 param_hint="--dask") from None
+    threads = sum(client.nthreads().values()) or 1
+    # The client's concurrent.futures face: the same windowed loop as the process pool.
+    executor = client.get_executor(pure=False)
+    return functools.partial(run_on_executor, executor,
+                             in_flight=threads * IN_FLIGHT_PER_WORKER)
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]) -> list[str]:
+    """The slugs the study solves, each checked with ``options``; a usage error if not."""
+    slugs = catalogue.slugs() if variant == "all" else [games.find_entry(catalogue, variant).slug]
+    for slug in slugs:
+        games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
+    return slugs
+
+
+def _default_out(variant: str, options: dict[str, str]) -> Path:
+    """``study-montana-redeals-0.csv`` for ``montana --option redeals=0``."""
+    parts = [variant, *(f"{key}-{value}" for key, value in sorted(options.items()))]
+    return Path("study-" + "-".join(parts) + ".csv")
+
+
+def _open_for_append(path: Path, resume: bool, settings: StudySettings,
+                     slugs: Sequence[str]) -> tuple[Any, frozenset[tuple[str, str, int]]]:
+    """Open the study file to append rows, after checking it may be; return it and the deals
+    it already has. A partial last line (an interruption mid-write) is cut off first."""
+    exists = path.exists() and not path.is_dir() and path.stat().st_size > 0
+    if exists and not resume:
+        raise click.BadParameter(f"{path} already exists: pass --resume to continue the study "
+                                 f"it holds, or choose another --out", param_hint="--out")
+    done: frozenset[tuple[str, str, int]] = frozenset()
+    complete = 0
+    if exists:
+        try:
+            found = read_study_file(path)
+            check_resumable(path, found, settings, slugs)
+        except StudyFileError as error:
+            raise click.BadParameter(str(error), param_hint="--out") from None
+        except OSError as error:
+            raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
+                                     param_hint="--out") from None
+        done, complete = found.done, found.complete_bytes
+    try:
+        handle = path.open("r+b" if exists else "wb")
+    except OSError as error:
+        raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
+                                 param_hint="--out") from None
+    handle.truncate(complete)  # drops a partial last line, so the next row starts clean
+    handle.seek(complete)
+    if complete == 0:
+        handle.write(HEADER_LINE.encode())
+        handle.flush()
+    return handle, done
+
+
+def _progress_bar(total: int, initial: int) -> Any:
+    """A progress bar with the time left, on standard error, only when it is a terminal."""
+    from tqdm import tqdm  # imported here: no other command pays for it
+
+    return tqdm(total=total, initial=initial, unit="deal", file=sys.stderr,
+                disable=not sys.stderr.isatty(), dynamic_ncols=True, smoothing=0.05)
+
+
+@click.command("study")
+@click.argument("variant")
+@option_flag
+@click.option("--deals", type=int, default=200, show_default=True,
+              help="How many game numbers to solve per variant.")
+@click.option("--first-deal", type=int, default=1, show_default=True,
+              help="The first PySolFC game number.")
+@click.option("--budget", type=float, default=DEFAULT_BUDGET_SECONDS, show_default=True,
+              metavar="SECONDS",
+              help=f"Solver time per deal, at most {MAX_BUDGET_SECONDS:g} s; past it a deal "
+                   f"is unknown.")
+@click.option("--max-positions", type=click.IntRange(min=1), default=None, metavar="P",
+              help="Also stop a deal after P positions: a budget that gives the same "
+                   "verdicts on any machine.")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
+              help="Processes solving deals on this machine.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
+                   "(e.g. tcp://10.0.0.5:8786) instead.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="The CSV file (default: study-VARIANT[-OPTIONS].csv here).")
+@click.option("--resume", is_flag=True,
+              help="Continue the study in --out, skipping the deals it already has.")
+@click.pass_context
+def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
+          first_deal: int, budget: float, max_positions: int | None, workers: int,
+          dask_address: str | None, out: Path | None, resume: bool) -> None:
+    """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
+    game can be won.
+
+    One CSV row per deal is appended as soon as it is solved (variant,
+    options, game number, verdict, line length, positions, seconds, solver
+    version, budget and the winning line), so an interrupted study loses
+    nothing: run the same command with --resume to go on. At the end the
+    file is sorted by deal and a summary printed. Exit status 2 for a usage
+    error, 130 when interrupted.
+    """
+    catalogue = load_catalogue(ctx)
+    option_values = parse_option_pairs(options)
+    if deals <= 0:
+        raise click.BadParameter(f"{deals} deals: a study solves at least one",
+                                 param_hint="--deals")
+    if first_deal < 1 or first_deal + deals - 1 > MAX_NUMBER:
+        raise click.BadParameter(f"game numbers run from 1 to {MAX_NUMBER}",
+                                 param_hint="--first-deal / --deals")
+    if not 0 < budget <= MAX_BUDGET_SECONDS:
+        raise click.BadParameter(f"{budget:g} s: the budget is more than 0 and at most "
+                                 f"{MAX_BUDGET_SECONDS:g} s per deal", param_hint="--budget")
+    if dask_address is not None and workers != 1:
+        raise click.UsageError("--workers and --dask exclude each other: the cluster's "
+                               "workers solve the deals")
+    try:
+        slugs = _study_slugs(catalogue, variant, option_values)
+    except ServiceError as error:
+        hint = "--option" if error.field[:1] == ("options",) else "VARIANT"
+        raise click.BadParameter(error.message, param_hint=hint) from None
+    path = out if out is not None else _default_out(variant, option_values)
+    if path.is_dir():
+        raise click.BadParameter(f"{path} is a folder, not a CSV file", param_hint="--out")
+    settings = StudySettings(options=options_text(option_values), solver_version=SOLVER_VERSION,
+                             budget_seconds=budget, budget_positions=max_positions)
+    option_pairs = tuple(sorted(option_values.items()))
+    numbers = range(first_deal, first_deal + deals)
+    total = len(slugs) * deals
+    interrupted = False
+    with ExitStack() as stack:
+        # The runner first: a missing dask or an unreachable scheduler leaves no file behind.
+        if dask_address is not None:
+            runner = dask_runner(stack, dask_address)
+        elif workers > 1:
+            runner = process_runner(stack, workers)
+        else:
+            runner = run_serially
+        handle, done = _open_for_append(path, resume, settings, slugs)
+        stack.callback(handle.close)
+        already = sum(1 for slug in slugs for number in numbers
+                      if (slug, settings.options, number) in done)
+        if done:
+            click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are done",
+                       err=True)
+        # A generator, not a list: a study of a million deals queues a handful at a time.
+        tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
+                          budget_seconds=budget, budget_positions=max_positions)
+                 for slug in slugs for number in numbers
+                 if (slug, settings.options, number) not in done)
+        bar = stack.enter_context(_progress_bar(total, already))
+        try:
+            for row in runner(tasks):
+                # One write per whole line, flushed at once: a crash leaves whole rows and
+                # at worst one partial last line, which resuming cuts off.
+                handle.write(row.csv_line().encode())
+                handle.flush()
+                bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = True
+    sort_study_file(path)
+    for summary in summarise(row for _, row in iter_rows(path)):
+        click.echo("\n".join(summary.lines()))
+    if interrupted:
+        click.echo(f"gapgrid: interrupted; the rows so far are in {path}: run the same "
+                   f"command with --resume to go on", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+

@@ -1,0 +1,325 @@
+"""``gapgrid study``: the CSV, resuming, the summary, and the same rows however it runs."""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from gapgrid import plugins
+from gapgrid.api import study as study_module
+from gapgrid.api.cli import main
+from gapgrid.api.services.study import (
+    COLUMNS,
+    HEADER_LINE,
+    TIMING_COLUMNS,
+    StudyRow,
+    iter_rows,
+    summarise,
+    wilson_interval,
+)
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay_from
+
+# Line Up's first six deals at a positions budget: verdicts fixed on any machine (a seconds
+# budget alone would make deal 5, 3,627 positions, depend on the machine's speed).
+STUDY = ["line-up", "--deals", "6", "--budget", "60", "--max-positions", "5000"]
+EXPECTED = {1: ("won", 25), 2: ("unknown", 0), 3: ("won", 48), 4: ("lost", 0), 5: ("won", 25),
+            6: ("won", 30)}
+
+
+def run(*args: str | Path) -> Result:
+    """Run ``gapgrid`` with ``args`` in this process."""
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+def rows_of(path: Path) -> list[dict[str, str]]:
+    """The CSV's rows as dicts, checking the header on the way."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames or ()) == COLUMNS
+        return list(reader)
+
+
+def without_timing(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The rows without the columns that change from run to run."""
+    return [{key: value for key, value in row.items() if key not in TIMING_COLUMNS}
+            for row in rows]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The six-deal study run once, in this process, for the tests to compare against."""
+    out = tmp_path_factory.mktemp("study") / "line-up.csv"
+    result = run("study", *STUDY, "--out", out)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_study_writes_one_row_per_deal_with_a_replayable_line(reference: Path) -> None:
+    """Each deal has one row, in game-number order, with the expected verdict, line length,
+    settings, and (when won) a line the engine replays to a win."""
+    rows = rows_of(reference)
+    assert [int(row["game_number"]) for row in rows] == [1, 2, 3, 4, 5, 6]
+    rules = plugins.load_catalogue().rules("line-up")
+    for row in rows:
+        number = int(row["game_number"])
+        assert (row["verdict"], int(row["line_length"])) == EXPECTED[number]
+        assert (row["variant"], row["options"], row["solver_version"]) == ("line-up", "", "1")
+        assert (row["budget_seconds"], row["budget_positions"]) == ("60", "5000")
+        assert int(row["positions"]) > 0
+        assert float(row["seconds"]) >= 0
+        if row["verdict"] == "won":
+            replayed = replay_from(new_game(rules, DealNumber(number)),
+                                   parse_actions(row["line"].split()))
+            assert replayed.ok and replayed.won
+            assert len(row["line"].split()) == int(row["line_length"])
+        else:
+            assert row["line"] == ""
+    assert rows[1]["stopped_by"] == "positions"
+    assert reference.read_text().endswith("\n")
+
+
+def test_the_summary_gives_the_counts_and_the_wilson_intervals(tmp_path: Path) -> None:
+    """The summary printed at the end: 4 won, 1 lost, 1 unknown; the winnable share 4/5 with
+    the interval computed by hand, and the bounds 4/6 and 5/6."""
+    result = run("study", *STUDY, "--out", tmp_path / "s.csv")
+    assert result.exit_code == 0, result.output
+    assert "won 4, lost 1, unknown 1 (16.7% of the deals)" in result.stdout
+    # 4 of 5: 37.55 % to 96.38 % (see test_wilson_interval_matches_a_hand_computed_value)
+    assert ("winnable share of the decided deals: 80.0% (95 % Wilson interval 37.6% to 96.4%)"
+            in result.stdout)
+    assert "every unknown counted as lost: 66.7% (95 % Wilson interval 30.0% to 90.3%)" \
+        in result.stdout
+    assert "every unknown counted as won:  83.3% (95 % Wilson interval 43.6% to 97.0%)" \
+        in result.stdout
+    assert "lies between 30.0% and 97.0%" in result.stdout
+
+
+def test_wilson_interval_matches_a_hand_computed_value() -> None:
+    """The Wilson interval of 4 successes in 5, and of 858 in 1,000 (Solvitaire's share),
+    against the bounds computed another way; all or none successful reaches 1 or 0 exactly;
+    no trial gives no interval."""
+    # The Wilson bounds are the shares p0 with (p - p0)² = z² p0 (1 - p0) / n, the roots of
+    # (1 + z²/n) p0² - (2p + z²/n) p0 + p² = 0; for 4 of 5 (z = 1.959964):
+    # 1.768292 p0² - 2.368292 p0 + 0.64 = 0, p0 = 0.375535 or 0.963776.
+    interval = wilson_interval(4, 5)
+    assert interval is not None
+    assert math.isclose(interval.share, 0.8)
+    assert math.isclose(interval.low, 0.375535, abs_tol=1e-6)
+    assert math.isclose(interval.high, 0.963776, abs_tol=1e-6)
+    large = wilson_interval(858, 1000)  # 1.003841 p0² - 1.719841 p0 + 0.736164 = 0
+    assert large is not None
+    assert math.isclose(large.low, 0.834994, abs_tol=1e-6)
+    assert math.isclose(large.high, 0.878266, abs_tol=1e-6)
+    none, every = wilson_interval(0, 7), wilson_interval(7, 7)
+    assert none is not None and every is not None
+    assert none.low == 0.0 and 0 < none.high < 0.5
+    assert every.high == 1.0 and 0.5 < every.low < 1
+    assert wilson_interval(0, 0) is None
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)
+
+
+def test_summary_median_counts_decided_deals_only() -> None:
+    """The median time to a decision leaves the unknown deals (which used the whole budget)
+    out."""
+    def row(number: int, verdict: str, seconds: float) -> StudyRow:
+        return StudyRow(variant="v", options="", game_number=number, verdict=verdict,
+                        line_length=0, positions=1, seconds=seconds, stopped_by="",
+                        solver_version="1", budget_seconds=9.0, budget_positions=None, line="")
+
+    [summary] = summarise([row(1, "won", 1.0), row(2, "lost", 3.0), row(3, "unknown", 9.0)])
+    assert summary.median_seconds == 2.0
+    assert (summary.won, summary.lost, summary.unknown, summary.deals) == (1, 1, 1, 3)
+    assert (summary.first_deal, summary.last_deal) == (1, 3)
+
+
+def test_resume_after_an_interruption_solves_only_the_missing_deals(
+        reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV cut after two rows and in the middle of the third (as a crash leaves it) resumes:
+    the two whole rows are kept as they are, the partial line is dropped, only the four
+    missing deals are solved, and the result has the same rows as an uninterrupted study."""
+    lines = reference.read_text().splitlines(keepends=True)
+    out = tmp_path / "cut.csv"
+    kept = lines[2].replace(lines[2].split(",")[6], "99.000")  # deal 2, marked by its time
+    out.write_text(lines[0] + lines[1] + kept + lines[3][:17])
+    solved = count_solved(monkeypatch)
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert sorted(solved) == [3, 4, 5, 6]
+    assert "resuming" in result.stderr and "2 of the 6 deals are done" in result.stderr
+    assert without_timing(rows_of(out)) == without_timing(rows_of(reference))
+    assert rows_of(out)[1]["seconds"] == "99.000"
+
+
+def test_an_interrupted_study_keeps_its_rows_and_resumes(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during the fourth deal: exit status 130, the three finished rows are in the
+    file, sorted, with their summary; --resume then solves the other three."""
+    real = study_module.solve_deal
+
+    def interrupted(task: study_module.DealTask) -> StudyRow:
+        if task.game_number == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(study_module, "solve_deal", interrupted)
+    out = tmp_path / "i.csv"
+    result = run("study", *STUDY, "--out", out)
+    assert result.exit_code == study_module.EXIT_INTERRUPTED
+    assert "--resume" in result.stderr
+    assert [row["game_number"] for row in rows_of(out)] == ["1", "2", "3"]
+    assert "3 deals (game numbers 1 to 3)" in result.stdout
+    monkeypatch.setattr(study_module, "solve_deal", real)
+    solved = count_solved(monkeypatch)
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert sorted(solved) == [4, 5, 6]
+    assert [row["game_number"] for row in rows_of(out)] == ["1", "2", "3", "4", "5", "6"]
+
+
+def count_solved(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the game numbers the study solves from now on (in this process)."""
+    solved: list[int] = []
+    real = study_module.solve_deal
+
+    def counting(task: study_module.DealTask) -> StudyRow:
+        solved.append(task.game_number)
+        return real(task)
+
+    monkeypatch.setattr(study_module, "solve_deal", counting)
+    return solved
+
+
+def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path) -> None:
+    """Resuming with other options, another budget or another variant is refused with the
+    reason (exit 2), and the file is left as it was; so is a file that is no study's."""
+    out = tmp_path / "other.csv"
+    out.write_bytes(reference.read_bytes())
+    for args, words in [
+        (["line-up", "--option", "redeals=1", "--budget", "60", "--max-positions", "5000"],
+         "options 'redeals=1'"),
+        (["line-up", "--budget", "1"], "budget 1 s"),
+        (["house-of-commons", "--budget", "60", "--max-positions", "5000"],
+         "holds deals of line-up"),
+    ]:
+        result = run("study", *args, "--out", out, "--resume")
+        assert result.exit_code == 2, result.output
+        assert words in result.stderr, result.stderr
+    assert out.read_bytes() == reference.read_bytes()
+    stranger = tmp_path / "stranger.csv"
+    stranger.write_text("a,b\n1,2\n")
+    result = run("study", *STUDY, "--out", stranger, "--resume")
+    assert result.exit_code == 2 and "not a gapgrid study file" in result.stderr
+
+
+def test_an_existing_file_needs_resume(reference: Path) -> None:
+    """Without --resume an existing study file is not touched: exit 2, saying why."""
+    before = reference.read_bytes()
+    result = run("study", *STUDY, "--out", reference)
+    assert result.exit_code == 2
+    assert "already exists: pass --resume" in result.stderr
+    assert reference.read_bytes() == before
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["no-such-game"], "unknown variant 'no-such-game'"),
+    (["line-up", "--deals", "0"], "at least one"),
+    (["line-up", "--deals", "-3"], "at least one"),
+    (["line-up", "--budget", "3601"], "at most 3600 s"),
+    (["line-up", "--budget", "0"], "more than 0"),
+    (["line-up", "--first-deal", "0"], "game numbers run from 1"),
+    (["line-up", "--option", "redeals=lots"], "--option"),
+    (["line-up", "--workers", "2", "--dask", "tcp://127.0.0.1:1"], "exclude each other"),
+])
+def test_bad_input_is_a_usage_error(tmp_path: Path, args: list[str], words: str) -> None:
+    """Unknown variant, no deals, a budget past the maximum, a bad option: exit 2, the reason
+    on standard error, no file written."""
+    result = run("study", *args, "--out", tmp_path / "x.csv")
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_an_unwritable_out_is_a_usage_error(tmp_path: Path) -> None:
+    """An --out that is a folder, or inside a file, is refused with the reason (exit 2)."""
+    result = run("study", *STUDY, "--out", tmp_path)
+    assert result.exit_code == 2 and "is a folder" in result.stderr
+    (tmp_path / "plain").write_text("")
+    result = run("study", *STUDY, "--out", tmp_path / "plain" / "x.csv")
+    assert result.exit_code == 2 and "cannot write" in result.stderr
+
+
+def test_no_progress_bar_off_a_terminal(tmp_path: Path) -> None:
+    """Standard error is not a terminal here, so it carries no progress bar."""
+    result = run("study", *STUDY, "--out", tmp_path / "p.csv")
+    assert result.exit_code == 0
+    assert "deal/s" not in result.stderr and "%|" not in result.stderr
+
+
+def test_all_solves_every_variant_and_preset(tmp_path: Path) -> None:
+    """``all`` writes one row per variant and preset the catalogue knows, sorted by slug."""
+    out = tmp_path / "all.csv"
+    result = run("study", "all", "--deals", "1", "--budget", "60", "--max-positions", "50",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    slugs = plugins.load_catalogue().slugs()
+    assert [row["variant"] for row in rows_of(out)] == sorted(slugs)
+    assert result.stdout.count(" deals (game numbers 1 to 1)") == len(slugs)
+
+
+def test_rows_round_trip_and_partial_lines_are_ignored(tmp_path: Path) -> None:
+    """A row written and read back is the same row; a last line without its newline is
+    skipped when reading."""
+    row = StudyRow(variant="montana", options="redeals=0", game_number=17, verdict="won",
+                   line_length=2, positions=40, seconds=0.25, stopped_by="",
+                   solver_version="1", budget_seconds=1.0, budget_positions=None,
+                   line="12-3 redeal")
+    path = tmp_path / "r.csv"
+    path.write_text(HEADER_LINE + row.csv_line() + row.csv_line()[:-1])
+    assert [read for _, read in iter_rows(path)] == [row]
+
+
+def test_two_workers_give_the_same_rows(reference: Path, tmp_path: Path) -> None:
+    """--workers 2 (a process pool) writes the same rows as one worker, timings aside."""
+    out = tmp_path / "w2.csv"
+    result = run("study", *STUDY, "--workers", "2", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert without_timing(rows_of(out)) == without_timing(rows_of(reference))
+
+
+@pytest.fixture(scope="module")
+def dask_scheduler() -> Iterator[str]:
+    """A dask.distributed LocalCluster of two single-threaded worker processes."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                      "(pip install -e '.[test]' installs it)")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.mark.slow
+def test_dask_gives_the_same_rows(reference: Path, tmp_path: Path, dask_scheduler: str) -> None:
+    """--dask on a local cluster writes the same rows as one worker, timings aside."""
+    out = tmp_path / "dask.csv"
+    result = run("study", *STUDY, "--dask", dask_scheduler, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert without_timing(rows_of(out)) == without_timing(rows_of(reference))
+
+
+def test_dask_missing_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without dask.distributed, --dask says how to install it (exit 2) and writes nothing."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    out = tmp_path / "d.csv"
+    result = run("study", *STUDY, "--dask", "tcp://127.0.0.1:8786", "--out", out)
+    assert result.exit_code == 2
+    assert "pip install 'gapgrid[study]'" in result.stderr
+    assert not out.exists()
