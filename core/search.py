@@ -270,15 +270,19 @@ class _Search:
         """
         if self.engine.won:
             return []
-        attempt = 0
+        attempt, beams, in_beams = 0, 0, 0
         while True:
             attempt += 1
             cap = luby(attempt) * RESTART_UNIT
             outcome = self.attempt(attempt - 1, self.positions + cap)
             if outcome is not None:
                 return outcome or None  # [] means the start is dead: lost
-            if self.reductions.heuristic_order:
-                line = self.beam(BEAM_WIDTH << min(attempt - 1, MAX_BEAM_DOUBLINGS))
+            # Beams get no more positions than the restarts have had.
+            while self.reductions.heuristic_order and in_beams <= self.positions - in_beams:
+                before = self.positions
+                line = self.beam(BEAM_WIDTH << min(beams, MAX_BEAM_DOUBLINGS))
+                beams += 1
+                in_beams += self.positions - before
                 if line is not None:
                     return line
 
