@@ -305,6 +305,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         bar = stack.enter_context(_progress_bar(total, already))
         try:
             for row in runner(tasks):
+                if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
+                    raise click.ClickException(
+                        f"a worker solved game {row.game_number} with solver version "
+                        f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
+                        f"install the same gapgrid on every worker")
                 # One write per whole line, flushed at once: a crash leaves whole rows and
                 # at worst one partial last line, which resuming cuts off.
                 handle.write(row.csv_line().encode())

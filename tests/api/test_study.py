@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 from click.testing import CliRunner, Result
 
@@ -27,12 +28,14 @@ from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay_from
+from gapgrid.core.search import SOLVER_VERSION
 
-# Line Up's first six deals at a positions budget: verdicts fixed on any machine (a seconds
-# budget alone would make deal 5, 3,627 positions, depend on the machine's speed).
+# Line Up's first six deals at a positions budget: the same verdicts on any machine (a seconds
+# budget alone would make deal 5, some 3,600 positions, depend on the machine's speed).
 STUDY = ["line-up", "--deals", "6", "--budget", "60", "--max-positions", "5000"]
-EXPECTED = {1: ("won", 25), 2: ("unknown", 0), 3: ("won", 48), 4: ("lost", 0), 5: ("won", 25),
-            6: ("won", 30)}
+WON, LOST = {1, 3, 5, 6}, {4}
+"""What these deals are, whatever the solver's version: it decides them well within the budget
+(deal 2 it leaves unknown today, which a better solver may change)."""
 
 
 def run(*args: str | Path) -> Result:
@@ -64,15 +67,17 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_study_writes_one_row_per_deal_with_a_replayable_line(reference: Path) -> None:
-    """Each deal has one row, in game-number order, with the expected verdict, line length,
-    settings, and (when won) a line the engine replays to a win."""
+    """Each deal has one row, in game-number order, with its verdict, the settings, and
+    (when won) a line the engine replays to a win; an unknown deal says what stopped it."""
     rows = rows_of(reference)
     assert [int(row["game_number"]) for row in rows] == [1, 2, 3, 4, 5, 6]
     rules = plugins.load_catalogue().rules("line-up")
     for row in rows:
         number = int(row["game_number"])
-        assert (row["verdict"], int(row["line_length"])) == EXPECTED[number]
-        assert (row["variant"], row["options"], row["solver_version"]) == ("line-up", "", "1")
+        if number in WON | LOST:
+            assert row["verdict"] == ("won" if number in WON else "lost")
+        assert (row["variant"], row["options"], row["solver_version"]) == (
+            "line-up", "", SOLVER_VERSION)
         assert (row["budget_seconds"], row["budget_positions"]) == ("60", "5000")
         assert int(row["positions"]) > 0
         assert float(row["seconds"]) >= 0
@@ -82,17 +87,30 @@ def test_study_writes_one_row_per_deal_with_a_replayable_line(reference: Path) -
             assert replayed.ok and replayed.won
             assert len(row["line"].split()) == int(row["line_length"])
         else:
-            assert row["line"] == ""
-    assert rows[1]["stopped_by"] == "positions"
+            assert row["line"] == "" and row["line_length"] == "0"
+        assert (row["stopped_by"] != "") == (row["verdict"] == "unknown")
     assert reference.read_text().endswith("\n")
 
 
+def six_deals(path: Path) -> Path:
+    """A finished study file of six deals: 4 won, 1 lost, 1 unknown (written by hand)."""
+    verdicts = {1: "won", 2: "unknown", 3: "won", 4: "lost", 5: "won", 6: "won"}
+    path.write_text(HEADER_LINE + "".join(StudyRow(
+        variant="line-up", options="", game_number=number, verdict=verdict, line_length=0,
+        positions=10, seconds=0.5 * number, stopped_by="positions" if verdict == "unknown" else "",
+        solver_version=SOLVER_VERSION, budget_seconds=60.0, budget_positions=5000,
+        line="").csv_line() for number, verdict in verdicts.items()))
+    return path
+
+
 def test_the_summary_gives_the_counts_and_the_wilson_intervals(tmp_path: Path) -> None:
-    """The summary printed at the end: 4 won, 1 lost, 1 unknown; the winnable share 4/5 with
-    the interval computed by hand, and the bounds 4/6 and 5/6."""
-    result = run("study", *STUDY, "--out", tmp_path / "s.csv")
+    """The summary printed at the end (here of a finished study, resumed with nothing left to
+    do): 4 won, 1 lost, 1 unknown; the winnable share 4/5 with the interval computed by hand,
+    the bounds 4/6 and 5/6, and the median time of the decided deals (0.5, 1.5, 2, 2.5, 3)."""
+    result = run("study", *STUDY, "--out", six_deals(tmp_path / "s.csv"), "--resume")
     assert result.exit_code == 0, result.output
-    assert "won 4, lost 1, unknown 1 (16.7% of the deals)" in result.stdout
+    assert ("won 4, lost 1, unknown 1 (16.7% of the deals); median time to a decision 2.00 s"
+            in result.stdout)
     # 4 of 5: 37.55 % to 96.38 % (see test_wilson_interval_matches_a_hand_computed_value)
     assert ("winnable share of the decided deals: 80.0% (95 % Wilson interval 37.6% to 96.4%)"
             in result.stdout)
@@ -197,6 +215,24 @@ def count_solved(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(study_module, "solve_deal", counting)
     return solved
+
+
+def test_a_worker_with_another_solver_version_stops_the_study(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row solved by another solver version (a Dask worker with another gapgrid) is not
+    written: the study stops and says why, so the file never mixes versions."""
+    real = study_module.solve_deal
+
+    def elsewhere(task: study_module.DealTask) -> StudyRow:
+        row = real(task)
+        return row if task.game_number < 3 else attrs.evolve(row, solver_version="0")
+
+    monkeypatch.setattr(study_module, "solve_deal", elsewhere)
+    out = tmp_path / "v.csv"
+    result = run("study", *STUDY, "--out", out)
+    assert result.exit_code == 1
+    assert "solver version 0" in result.stderr and "same gapgrid on every worker" in result.stderr
+    assert {row["solver_version"] for row in rows_of(out)} == {SOLVER_VERSION}
 
 
 def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path) -> None:
@@ -323,3 +359,36 @@ def test_dask_missing_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert "pip install 'gapgrid[study]'" in result.stderr
     assert not out.exists()
+
+
+def test_the_plot_command_tabulates_and_draws_the_studies(tmp_path: Path) -> None:
+    """``python -m gapgrid.api.study_plot DIR OUT.png`` prints each study's figures as a
+    Markdown row (the summary's figures) and writes the image."""
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (the 'plot' extra)")
+    from gapgrid.api import study_plot
+
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    six_deals(folder / "line-up.csv")
+    out = tmp_path / "plot.png"
+    result = CliRunner().invoke(study_plot.main, [str(folder), str(out)])
+    assert result.exit_code == 0, result.output
+    assert ("| `line-up` | 6 | 4 | 1 | 1 (16.7 %) | 80.0 % (37.6 % .. 96.4 %) | "
+            "30.0 % .. 97.0 % | 2.00 |") in result.stdout
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_plot_command_says_how_to_get_matplotlib(reference: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without matplotlib the plot command says which extra to install (exit 2); a folder
+    without studies is refused too."""
+    from gapgrid.api import study_plot
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    (tmp_path / "s.csv").write_bytes(reference.read_bytes())
+    result = CliRunner().invoke(study_plot.main, [str(tmp_path), str(tmp_path / "p.png")])
+    assert result.exit_code == 2 and "pip install 'gapgrid[plot]'" in result.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(study_plot.main, [str(empty), str(tmp_path / "p.png")])
+    assert result.exit_code == 2 and "holds no .csv file" in result.stderr

@@ -1,0 +1,116 @@
+"""Plot and tabulate winnability studies: ``python -m gapgrid.api.study_plot DIR OUT.png``.
+
+Reads every study CSV in ``DIR`` (written by ``gapgrid study``), sums each
+variant (with its options) up exactly as the command's own summary does
+(:func:`gapgrid.api.services.study.summarise`), draws the winnable share of
+the decided deals with its 95 % Wilson interval for every variant, with the
+range that counting every unknown deal as lost or as won would give behind it,
+and prints the same figures as a Markdown table on standard output (the one in
+``docs/winnability.md``). Needs matplotlib: ``pip install 'gapgrid[plot]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from gapgrid.api.services.study import StudyFileError, Summary, iter_rows, summarise
+
+
+def read_summaries(folder: Path) -> list[Summary]:
+    """The summary of every study in the CSV files of ``folder``, sorted by label."""
+    files = sorted(folder.glob("*.csv"))
+    if not files:
+        raise click.BadParameter(f"{folder} holds no .csv file", param_hint="DIR")
+    summaries = []
+    for path in files:
+        try:
+            summaries.extend(summarise(row for _, row in iter_rows(path)))
+        except StudyFileError as error:
+            raise click.BadParameter(str(error), param_hint="DIR") from None
+    return sorted(summaries, key=lambda summary: summary.label)
+
+
+def _percent(value: float) -> str:
+    return f"{value:.1%}".replace("%", " %")
+
+
+def markdown_table(summaries: Sequence[Summary]) -> str:
+    """The studies as a Markdown table, one row per variant and options."""
+    lines = ["| variant (options) | deals | won | lost | unknown | winnable share of the "
+             "decided, 95 % interval | unknown as lost .. as won (95 %) | median s to a "
+             "decision |",
+             "|---|---:|---:|---:|---:|---|---|---:|"]
+    for summary in summaries:
+        winnable = summary.winnable
+        share = ("-" if winnable is None else
+                 f"{_percent(winnable.share)} ({_percent(winnable.low)} .. "
+                 f"{_percent(winnable.high)})")
+        low, high = summary.unknown_as_lost, summary.unknown_as_won
+        bounds = ("-" if low is None or high is None else
+                  f"{_percent(low.low)} .. {_percent(high.high)}")
+        median = "-" if summary.median_seconds is None else f"{summary.median_seconds:.2f}"
+        unknown = f"{summary.unknown} ({_percent(summary.unknown / summary.deals)})"
+        lines.append(f"| `{summary.label}` | {summary.deals} | {summary.won} | {summary.lost} "
+                     f"| {unknown} | {share} | {bounds} | {median} |")
+    return "\n".join(lines)
+
+
+def plot(summaries: Sequence[Summary], out: Path) -> None:
+    """Draw each study's winnable share and intervals into the image ``out``."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise click.UsageError("the plot needs matplotlib, which is not installed: "
+                               "pip install 'gapgrid[plot]'") from None
+    matplotlib.use("Agg")  # no display needed: the plot goes to a file
+    from matplotlib import pyplot
+    from matplotlib.ticker import PercentFormatter
+
+    figure, axes = pyplot.subplots(figsize=(9, 0.42 * len(summaries) + 1.6))
+    for position, summary in enumerate(reversed(summaries)):
+        low, high = summary.unknown_as_lost, summary.unknown_as_won
+        if low is not None and high is not None:
+            axes.plot([low.low, high.high], [position, position], color="0.82", linewidth=7,
+                      solid_capstyle="butt", zorder=1)
+        winnable = summary.winnable
+        if winnable is not None:
+            axes.errorbar(winnable.share, position,
+                          xerr=[[winnable.share - winnable.low], [winnable.high - winnable.share]],
+                          fmt="o", color="tab:blue", capsize=3, markersize=5, zorder=2)
+    axes.set_yticks(range(len(summaries)),
+                    [f"{summary.label}  (n={summary.deals}, "
+                     f"{summary.unknown / summary.deals:.0%} unknown)"
+                     for summary in reversed(summaries)])
+    axes.set_xlim(0, 1)
+    axes.xaxis.set_major_formatter(PercentFormatter(1.0))
+    axes.set_ylim(-0.7, len(summaries) - 0.3)
+    axes.set_xlabel("blue: winnable share of the decided deals, with its 95 % Wilson interval\n"
+                    "grey: from every unknown deal lost to every unknown deal won (95 %)")
+    axes.grid(axis="x", color="0.9")
+    axes.set_axisbelow(True)
+    versions = sorted({summary.solver_version for summary in summaries})
+    budgets = sorted({summary.budget_seconds for summary in summaries})
+    axes.set_title(f"How often each game can be won: gapgrid's solver (version "
+                   f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
+                   f"s per deal", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(out, dpi=110)
+    pyplot.close(figure)
+
+
+@click.command()
+@click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False,
+                                                         path_type=Path))
+@click.argument("out", metavar="OUT.png", type=click.Path(dir_okay=False, path_type=Path))
+def main(folder: Path, out: Path) -> None:
+    """Plot the studies in DIR into OUT.png and print their figures as a Markdown table."""
+    summaries = read_summaries(folder)
+    plot(summaries, out)
+    click.echo(markdown_table(summaries))
+
+
+if __name__ == "__main__":
+    main()
