@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from gapgrid.api import render
+from gapgrid.api.cli_solving import hint_command, solve_command
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     EXIT_USAGE,
@@ -62,6 +63,8 @@ def main() -> None:
 
 main.add_command(pysolfc)
 main.add_command(study)
+main.add_command(solve_command)
+main.add_command(hint_command)
 
 
 EXIT_INTERNAL_ERROR = 3

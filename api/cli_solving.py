@@ -1,0 +1,243 @@
+"""The solver's commands: ``gapgrid solve`` and ``gapgrid hint``, thin adapters over
+:mod:`gapgrid.api.services.solving`.
+
+* ``gapgrid solve VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS] [--json]``
+* ``gapgrid solve VARIANT --layout FILE [MOVE ...] [--option redeals=0] [--budget S] [--json]``
+* ``gapgrid hint VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS] [--json]``
+
+Exit status 0 whenever a search ran, whatever it found; 1 when a move was
+refused (no search runs: the answer says which move, as ``gapgrid verify``
+does); 2 for a usage error. On a terminal a search that lasts shows a live
+progress line on standard error, rewritten in place and erased at the end;
+never with ``--json``, and never when either output is not a terminal, so
+nothing of it reaches a pipe or a log.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import click
+
+from gapgrid.api import render
+from gapgrid.api.cli_support import (
+    EXIT_ILLEGAL_MOVE,
+    NUMBER_ARGUMENTS,
+    echo_json,
+    json_flag,
+    load_catalogue,
+    option_flag,
+    parse_option_pairs,
+)
+from gapgrid.api.services import solving
+from gapgrid.api.services.errors import ServiceError
+from gapgrid.core.search import Progress
+
+SHOW_AFTER: Final = 0.5
+"""Seconds of search before the progress line appears: a quick answer needs none."""
+
+REDRAW_EVERY: Final = 0.1
+"""Seconds between two redraws of the progress line."""
+
+OPTION_OF_FIELD: Final = {"budget": "--budget", "layout": "--layout"}
+"""Fields of the solving use cases that come from this module's own options."""
+
+
+class ProgressLine:
+    """The live line a long search shows on a terminal: positions, rate, elapsed, left.
+
+    It writes to standard error with a carriage return, so each redraw
+    replaces the last, and :meth:`close` erases it. It stays silent unless
+    ``enabled``.
+    """
+
+    def __init__(self, enabled: bool, stream: Any = None) -> None:
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.started = time.monotonic()
+        self.drawn_at = 0.0
+        self.width = 0
+
+    def __call__(self, progress: Progress) -> None:
+        """Redraw the line for ``progress`` (the solver calls this every ~1,000 positions)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if progress.seconds < SHOW_AFTER or now - self.drawn_at < REDRAW_EVERY:
+            return
+        self.drawn_at = now
+        rate = progress.positions / progress.seconds if progress.seconds > 0 else 0.0
+        text = (f"searching: {progress.positions:,} positions ({rate:,.0f}/s), "
+                f"{progress.seconds:.1f} s elapsed")
+        if progress.budget.seconds is not None:
+            left = max(progress.budget.seconds - progress.seconds, 0.0)
+            text += f", {left:.1f} s left"
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        """Erase the line, if one was drawn."""
+        if self.enabled and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+def progress_line(as_json: bool) -> ProgressLine:
+    """A progress line, enabled only for text output with both outputs on a terminal."""
+    return ProgressLine(not as_json and sys.stdout.isatty() and sys.stderr.isatty())
+
+
+def _budget_option(default: float) -> Any:
+    return click.option(
+        "--budget", type=click.FloatRange(min=0, min_open=True,
+                                          max=solving.MAX_BUDGET_SECONDS),
+        default=default, show_default=True, metavar="SECONDS",
+        help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
+
+
+def _translate(error: ServiceError) -> ServiceError | click.BadParameter:
+    """A refusal about this module's own options names the option; others pass through
+    to the command group, which names the argument."""
+    head = error.field[0] if error.field else None
+    if isinstance(head, str) and head in OPTION_OF_FIELD:
+        return click.BadParameter(error.message, param_hint=OPTION_OF_FIELD[head])
+    return error
+
+
+def _read_layout_file(path: Path) -> object:
+    """The rows in a layout file, read with a size limit."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(solving.LAYOUT_MAX_BYTES + 1)  # enough to tell it is too large
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
+                                 param_hint="--layout") from None
+    return solving.read_layout(data)
+
+
+def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
+              layout: Path | None) -> solving.Replayed:
+    """The position the arguments name: VARIANT NUMBER [MOVE ...], or VARIANT [MOVE ...]
+    with --layout."""
+    catalogue = load_catalogue(ctx)
+    chosen = parse_option_pairs(options)
+    if layout is not None:
+        if not arguments:
+            raise click.UsageError("give VARIANT (and no NUMBER: the layout is the position)")
+        return solving.layout_position(catalogue, variant=arguments[0],
+                                       rows=_read_layout_file(layout),
+                                       moves=list(arguments[1:]), options=chosen)
+    if len(arguments) < 2:
+        raise click.UsageError("give VARIANT and NUMBER (or VARIANT and --layout FILE)")
+    return solving.replayed(catalogue, variant=arguments[0], deal=arguments[1],
+                            moves=list(arguments[2:]), options=chosen)
+
+
+def _print_position(position: solving.Replayed, document: dict[str, Any]) -> None:
+    """Where the search starts: the game, and the refused move if there is one."""
+    game = "a layout" if position.deal is None else f"game {position.deal}"
+    click.echo(f"{position.rules.name}, {game}, after {document['moves_applied']} "
+               f"move{'' if document['moves_applied'] == 1 else 's'}")
+    error = document["error"]
+    if error is not None:
+        click.echo(f"Move {error['index'] + 1} ({error['move']}) is refused: {error['reason']}. "
+                   f"Nothing was searched; the layout before it:")
+        click.echo(render.render_board(position.state.board))
+
+
+def _effort(document: dict[str, Any]) -> str:
+    return (f"{document['positions']:,} positions, {document['seconds']:.2f} s, solver "
+            f"{document['solver_version']}")
+
+
+@click.command("solve", context_settings=NUMBER_ARGUMENTS)
+@click.argument("arguments", nargs=-1, metavar="VARIANT [NUMBER] [MOVE]...")
+@option_flag
+@click.option("--layout", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help='Solve the position in FILE ({"rows": [[card code or null, ...], ...]}, '
+                   "as deal --json prints) instead of a game number; only for rules without "
+                   "redeals.")
+@_budget_option(solving.DEFAULT_BUDGET_SECONDS)
+@json_flag
+@click.pass_context
+def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
+                  layout: Path | None, budget: float, as_json: bool) -> None:
+    """Search for a win from the deal of game NUMBER of VARIANT, or from the position MOVES
+    lead to: won (with a line of actions that wins), lost (no line wins), or unknown
+    (the budget ran out)."""
+    try:
+        position = _position(ctx, arguments, options, layout)
+        line = progress_line(as_json)
+        try:
+            solved = solving.solve_position(position, seconds=budget, progress=line)
+        finally:
+            line.close()
+    except ServiceError as error:
+        raise _translate(error) from None
+    document = solved.document
+    if as_json:
+        echo_json(document)
+    else:
+        _print_position(position, document)
+        verdict = document["verdict"]
+        if verdict == "won":
+            moves = document["line"]
+            click.echo(f"Won: a line of {len(moves)} actions wins ({_effort(document)}):")
+            click.echo(" ".join(moves) if moves else "(the position is won already)")
+        elif verdict == "lost":
+            click.echo(f"Lost: no line of actions wins from here ({_effort(document)}).")
+        elif verdict == "unknown":
+            click.echo(f"Unknown: no win and no proof of a loss within the budget "
+                       f"(stopped by {document['stopped_by']}; {_effort(document)}).")
+    if not position.result.ok:
+        ctx.exit(EXIT_ILLEGAL_MOVE)
+
+
+@click.command("hint", context_settings=NUMBER_ARGUMENTS)
+@click.argument("variant")
+@click.argument("number")
+@click.argument("moves", nargs=-1, metavar="[MOVE]...")
+@option_flag
+@_budget_option(solving.DEFAULT_BUDGET_SECONDS)
+@json_flag
+@click.pass_context
+def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[str],
+                 options: Sequence[str], budget: float, as_json: bool) -> None:
+    """The next action of a winning line from the position MOVES lead to in game NUMBER of
+    VARIANT, and how many actions the line has left; or that the position is lost; or that
+    no win was found within the budget."""
+    try:
+        position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,
+                                    moves=list(moves), options=parse_option_pairs(options))
+        line = progress_line(as_json)
+        try:
+            hinted = solving.hint(position, seconds=budget, memory=1 << 30, progress=line)
+        finally:
+            line.close()
+    except ServiceError as error:
+        raise _translate(error) from None
+    document = hinted.document
+    if as_json:
+        echo_json(document)
+    else:
+        _print_position(position, document)
+        verdict = document["verdict"]
+        if verdict == "won" and document["next"] is None:
+            click.echo("The game is won: nothing is left to play.")
+        elif verdict == "won":
+            remaining = document["remaining"]
+            click.echo(f"Hint: {document['next']} ({remaining} action"
+                       f"{'' if remaining == 1 else 's'} to win, this one included; "
+                       f"{_effort(document)}).")
+        elif verdict == "lost":
+            click.echo(f"Lost: no line wins from here; undo some moves ({_effort(document)}).")
+        elif verdict == "unknown":
+            click.echo(f"No win found within the budget ({_effort(document)}).")
+    if not position.result.ok:
+        ctx.exit(EXIT_ILLEGAL_MOVE)

@@ -1,0 +1,211 @@
+"""``gapgrid solve`` and ``gapgrid hint``: verdicts, lines that replay, layouts, bounds,
+and the progress line that only a terminal sees."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gapgrid import plugins
+from gapgrid.api.cli import main
+from gapgrid.api.cli_solving import ProgressLine
+from gapgrid.api.services import solving
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
+from gapgrid.core.search import Budget, Progress
+
+WON_QUICKLY = ("montana", "52", ("-o", "redeals=0"))
+"""Single-round Montana game 52: the solver wins it within a few hundred positions."""
+
+LOST_QUICKLY = ("line-up", "55", ())
+"""Line Up game 55: proven lost within a few hundred positions."""
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def solve_json(*args: str) -> dict[str, Any]:
+    code, out, err = run("solve", *args, "--json")
+    assert code == 0, (out, err)
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def layout_file(tmp_path: Path, variant: str, number: str, options: tuple[str, ...]) -> Path:
+    """The rows ``gapgrid deal --json`` prints, as a layout file."""
+    code, out, _ = run("deal", variant, number, *options, "--json")
+    assert code == 0
+    path = tmp_path / "layout.json"
+    path.write_text(json.dumps({"rows": json.loads(out)["rows"]}))
+    return path
+
+
+def test_solve_json_gives_a_line_that_replays_to_a_win() -> None:
+    """A won verdict comes with the documented fields and a line the engine replays to a
+    win; the search's figures are there."""
+    variant, number, options = WON_QUICKLY
+    document = solve_json(variant, number, *options)
+    assert document["verdict"] == "won" and document["ok"] is True
+    assert {"line", "positions", "seconds", "stopped_by", "solver_version", "budget"} <= set(
+        document)
+    assert document["stopped_by"] is None and document["positions"] > 0
+    rules = plugins.load_catalogue(disabled=()).rules(variant, {"redeals": "0"})
+    assert replay(rules, DealNumber(52), parse_actions(document["line"])).won
+
+
+def test_solve_after_moves_starts_from_the_position_they_reach() -> None:
+    """Given moves, the line continues from where they lead, and the two together win."""
+    variant, number, options = WON_QUICKLY
+    first = solve_json(variant, number, *options)["line"]
+    after = solve_json(variant, number, *options, *first[:3])
+    assert after["moves_applied"] == 3 and after["verdict"] == "won"
+    rules = plugins.load_catalogue(disabled=()).rules(variant, {"redeals": "0"})
+    assert replay(rules, DealNumber(52), parse_actions(first[:3] + after["line"])).won
+
+
+@pytest.mark.parametrize("game", [WON_QUICKLY, LOST_QUICKLY], ids=["won", "lost"])
+def test_a_layout_and_its_game_number_get_the_same_verdict(tmp_path: Path,
+                                                           game: tuple[Any, ...]) -> None:
+    """The deal's rows given through --layout are solved exactly as the game number is:
+    same verdict, same line."""
+    variant, number, options = game
+    by_number = solve_json(variant, number, *options)
+    by_layout = solve_json(variant, "--layout", str(layout_file(tmp_path, variant, number,
+                                                                 options)), *options)
+    assert by_layout["deal"] is None and by_number["deal"] == number
+    assert by_layout["verdict"] == by_number["verdict"] != "unknown"
+    assert by_layout["line"] == by_number["line"]
+
+
+def test_a_layout_is_refused_where_redeals_need_the_game_number(tmp_path: Path) -> None:
+    """Montana has redeals: --layout is a usage error that says why and what to do, in text
+    and in JSON."""
+    path = layout_file(tmp_path, "montana", "52", ())
+    code, _, err = run("solve", "montana", "--layout", str(path))
+    assert code == 2 and "game number" in err and "redeals=0" in err
+    code, out, _ = run("solve", "montana", "--layout", str(path), "--json")
+    error = json.loads(out)["error"]
+    assert code == 2 and error["kind"] == "usage" and error["parameter"] == "--layout"
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"{not json", "not JSON"),
+    (b'{"rows": [["2C"]]}', "rows"),
+    (json.dumps({"rows": [["2C"] * 13] * 4}).encode(), "cards of a Montana deal"),
+    (b" " * (solving.LAYOUT_MAX_BYTES + 1), "at most"),
+], ids=["not-json", "wrong-shape", "wrong-cards", "too-large"])
+def test_bad_layout_files_are_usage_errors(tmp_path: Path, content: bytes, expected: str
+                                           ) -> None:
+    """A layout that is not JSON, has the wrong shape or cards, or is too large: exit 2,
+    naming --layout and the reason."""
+    path = tmp_path / "layout.json"
+    path.write_bytes(content)
+    code, _, err = run("solve", "montana", "--layout", str(path), "-o", "redeals=0")
+    assert code == 2 and "--layout" in err and expected in err
+
+
+def test_the_budget_has_a_documented_maximum() -> None:
+    """More than an hour, zero or not a number: usage errors naming --budget."""
+    for value in ("3601", "0", "soon"):
+        code, _, err = run("solve", "montana", "1", "--budget", value)
+        assert code == 2 and "--budget" in err, err
+
+
+def test_a_refused_move_is_answered_without_a_search() -> None:
+    """Exit 1, the refused move in the document, a null verdict and an empty line."""
+    code, out, _ = run("solve", "montana", "1", "0-12", "--json")
+    document = json.loads(out)
+    assert code == 1 and document["ok"] is False and document["error"]["index"] == 0
+    assert document["verdict"] is None and document["line"] == []
+
+
+def test_an_exhausted_budget_is_unknown_and_still_exit_0() -> None:
+    """Montana game 1 is not decided in a fifth of a second: unknown, stopped by seconds."""
+    code, out, _ = run("solve", "montana", "1", "--budget", "0.2", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["verdict"] == "unknown"
+    assert document["stopped_by"] == "seconds" and document["line"] == []
+
+
+def test_solve_text_output() -> None:
+    """The text form says won, the length of the line and the line itself."""
+    variant, number, options = WON_QUICKLY
+    code, out, _ = run("solve", variant, number, *options)
+    line = solve_json(variant, number, *options)["line"]
+    assert code == 0 and f"Won: a line of {len(line)} actions" in out and " ".join(line) in out
+
+
+def test_hint_json_gives_the_next_action_and_what_is_left() -> None:
+    """The hint is the first action of a winning line, and remaining counts the whole line."""
+    variant, number, options = WON_QUICKLY
+    code, out, _ = run("hint", variant, number, *options, "--json")
+    document = json.loads(out)
+    line = solve_json(variant, number, *options)["line"]
+    assert code == 0 and document["verdict"] == "won"
+    assert document["next"] == line[0] and document["remaining"] == len(line)
+
+
+def test_hint_says_when_the_position_is_lost() -> None:
+    """A lost deal: verdict lost, no next action; the text says so."""
+    variant, number, _ = LOST_QUICKLY
+    code, out, _ = run("hint", variant, number, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "lost" and json.loads(out)["next"] is None
+    code, out, _ = run("hint", variant, number)
+    assert code == 0 and "Lost" in out
+
+
+def test_hint_says_when_nothing_was_found_in_time() -> None:
+    """An exhausted budget is said as such, exit 0."""
+    code, out, _ = run("hint", "montana", "1", "--budget", "0.2")
+    assert code == 0 and "No win found within the budget" in out
+
+
+def test_following_hints_wins_the_game(catalogue: Any) -> None:
+    """Each hint's action, played, leads to a position whose hint continues the same line,
+    until the game is won; a memo answers all but the first from the line found."""
+    variant, number, _ = WON_QUICKLY
+    memo = solving.LineMemo()
+    played: list[str] = []
+    for _ in range(300):
+        position = solving.replayed(catalogue, variant=variant, deal=number, moves=played,
+                                    options={"redeals": "0"})
+        document = solving.hint(position, seconds=5.0, memo=memo).document
+        assert document["verdict"] == "won"
+        if document["next"] is None:
+            break
+        assert document["source"] == ("search" if not played else "line")
+        played.append(document["next"])
+    assert position.state.is_won and document["remaining"] == 0
+
+
+def test_the_progress_line_draws_only_when_enabled() -> None:
+    """Enabled, it rewrites one line in place (positions, rate, elapsed, left) and erases it
+    at the end; disabled, it writes nothing."""
+    progress = Progress(positions=250_000, seconds=2.0, budget=Budget(seconds=10.0))
+    shown = io.StringIO()
+    line = ProgressLine(True, shown)
+    line(progress)
+    line.close()
+    text = shown.getvalue()
+    assert text.startswith("\rsearching: 250,000 positions (125,000/s), 2.0 s elapsed, "
+                           "8.0 s left")
+    assert text.endswith("\r") and "\n" not in text
+    silent = io.StringIO()
+    quiet = ProgressLine(False, silent)
+    quiet(progress)
+    quiet.close()
+    assert silent.getvalue() == ""
+
+
+def test_no_progress_line_reaches_a_pipe() -> None:
+    """Run without a terminal (as here), a search of a second prints nothing on standard
+    error."""
+    code, _, err = run("solve", "montana", "1", "--budget", "1")
+    assert code == 0 and err == ""
