@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import attrs
 import click
@@ -177,7 +177,7 @@ def _default_out(variant: str, options: dict[str, str]) -> Path:
 
 
 def _open_for_append(path: Path, resume: bool, settings: StudySettings,
-                     slugs: Sequence[str]) -> tuple[Any, frozenset[tuple[str, str, int]]]:
+                     slugs: Sequence[str]) -> tuple[BinaryIO, frozenset[tuple[str, str, int]]]:
     """Open the study file to append rows, after checking it may be; return it and the deals
     it already has. A partial last line (an interruption mid-write) is cut off first."""
     exists = path.exists() and not path.is_dir() and path.stat().st_size > 0

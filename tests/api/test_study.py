@@ -392,3 +392,23 @@ def test_the_plot_command_says_how_to_get_matplotlib(reference: Path, tmp_path: 
     empty.mkdir()
     result = CliRunner().invoke(study_plot.main, [str(empty), str(tmp_path / "p.png")])
     assert result.exit_code == 2 and "holds no .csv file" in result.stderr
+
+
+def test_a_file_cut_inside_its_header_starts_afresh(tmp_path: Path) -> None:
+    """A study interrupted before its header was whole resumes as a new study."""
+    out = tmp_path / "h.csv"
+    out.write_text(HEADER_LINE[:20])
+    result = run("study", *STUDY, "--deals", "1", "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert [row["game_number"] for row in rows_of(out)] == ["1"]
+
+
+def test_a_malformed_row_inside_the_file_is_refused(reference: Path, tmp_path: Path) -> None:
+    """Only a last line may be partial: a broken row before it means the file is not what
+    the command wrote, and resuming refuses it with the line number (exit 2)."""
+    lines = reference.read_text().splitlines(keepends=True)
+    out = tmp_path / "m.csv"
+    out.write_text(lines[0] + lines[1] + "line-up,,2,maybe\n" + lines[3])
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 2
+    assert "line 3" in result.stderr and "4 fields instead of 12" in result.stderr
