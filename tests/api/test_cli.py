@@ -215,7 +215,7 @@ def test_timed_changes_the_frontier_allowance() -> None:
     (("verify", "montana", "5", "--elapsed", "-1"), "--elapsed", "a duration from 0"),
     (("moves", "montana", "5", "-o", "colour=red"), "--option", "no option 'colour'"),
     (("verify",), None, "give VARIANT and NUMBER"),
-    (("solve", "montana"), None, "No such command 'solve'"),
+    (("shuffle", "montana"), None, "No such command 'shuffle'"),
     (("pysolfc", "read-save", "/no/such/file.pso"), "FILE", "cannot read"),
 ])
 def test_usage_errors_under_json_are_json(args: tuple[str, ...], parameter: str | None,
