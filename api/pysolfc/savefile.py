@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import io
 import pickle
-import pickletools
 from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 from pysol_cards.random import CUSTOM_BIT, MS_LONG_BIT
 
+from gapgrid.api.pysolfc import picklescan
 from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from gapgrid.core.notation import REDEAL, Action, Move
 
@@ -35,9 +35,6 @@ MAX_ATOMIC_PER_STEP: Final = 1024  # a two-deck redeal is some 220 atomic moves
 MAX_ATOMIC: Final = 1_000_000
 MAX_GAME_ID: Final = 10_000_000
 MAX_COUNT: Final = 10**9
-MAX_NESTING: Final = 64  # a real save nests some 6 levels deep
-MAX_CONTAINER_ITEMS: Final = 1024  # real dicts hold some 20 items
-MAX_GLOBALS: Final = 64  # a real save names about 10
 
 # Every global a PySolFC save may name. Each becomes an inert stand-in.
 _ALLOWED_MODULE_PREFIXES: Final = ("pysollib.", "pysol_cards.")
@@ -82,15 +79,16 @@ class _RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> type[_Inert]:
         if not (module.startswith(_ALLOWED_MODULE_PREFIXES)
                 or (module, name) in _ALLOWED_GLOBALS):
-            raise SaveFileError(f"the file names {module}.{name}, which no PySolFC saved game "
-                                f"contains; it was not loaded")
+            raise SaveFileError(f"the file names {_shorten(module)}.{_shorten(name)}, which no "
+                                f"PySolFC saved game contains, so it was not read")
         key = (module, name)
         if key not in self._stand_ins:
             self._stand_ins[key] = type(name, (_Inert,), {"where": f"{module}.{name}"})
         return self._stand_ins[key]
 
     def persistent_load(self, pid: object) -> object:
-        raise SaveFileError("the file asks for a persistent object, which PySolFC never writes")
+        raise SaveFileError("it asks for an outside object, which PySolFC never writes in a "
+                            "saved game, so it was not read")
 
 
 @attrs.frozen
@@ -125,107 +123,39 @@ class SavedGame:
     """Seconds played, as PySolFC's statistics counted them."""
 
 
+SIGNATURE: Final = b"PySolFC"
+"""The word every PySolFC saved game starts with (its first pickle), within the first bytes."""
+
+_SIGNATURE_WITHIN: Final = 32  # a protocol header, a frame header and a string length come first
+
+
 def read_save(data: bytes) -> SavedGame:
-    """Read a ``.pso`` file's bytes; raise :class:`SaveFileError` saying why if it is not one."""
+    """Read a ``.pso`` file's bytes; raise :class:`SaveFileError` saying why if it is not one.
+
+    Any file up to :data:`MAX_FILE_BYTES` is read or refused within bounded
+    time and memory (bench/hostile_saves.py: under 2 seconds and 100 MiB):
+    :func:`picklescan.scan` refuses what could cost more before anything is
+    unpickled, and the restricted unpickler builds nothing but inert values.
+    """
+    if not data:
+        raise SaveFileError("the file is empty, so it is not a PySolFC saved game")
     if len(data) > MAX_FILE_BYTES:
-        raise SaveFileError(f"the file is larger than {MAX_FILE_BYTES} bytes; a PySolFC saved "
+        raise SaveFileError(f"the file is larger than {MAX_FILE_BYTES:,} bytes; a PySolFC saved "
                             f"game is far smaller")
-    _prescan(data)
+    if SIGNATURE not in data[:_SIGNATURE_WITHIN]:
+        raise SaveFileError("it is not a PySolFC saved game: those files start with the word "
+                            "PySolFC, and this one does not")
+    try:
+        picklescan.scan(data)
+    except picklescan.StreamRefused as error:
+        raise SaveFileError(str(error)) from None
     unpickler = _RestrictedUnpickler(io.BytesIO(data))
     try:
         return _read(_Reader(unpickler.load))
     except SaveFileError:
         raise
-    except (EOFError, pickle.UnpicklingError) as error:
-        raise SaveFileError(f"the file is truncated or damaged: {error}") from None
-    except Exception as error:  # any other failure means a malformed stream
-        raise SaveFileError(f"the file is damaged: {type(error).__name__}: {error}") from None
-
-
-@attrs.define
-class _Item:
-    """What the pre-scan knows of one value on the unpickler's stack."""
-
-    depth: int = 0
-    size: int = 0
-
-
-_MARK: Final = _Item(depth=-1)
-
-
-def _prescan(data: bytes) -> None:
-    """Walk the opcodes before unpickling, refusing what could exhaust memory or the C stack.
-
-    CPython's unpickler grows its memo to any index a file names, and hashes
-    nested tuples recursively in C; a few bytes can make it allocate
-    gigabytes or crash. This pure-Python pass (``pickletools.genops``)
-    simulates the stack to bound nesting depth, container sizes, memo indices
-    and the number of distinct globals, none of which a real save comes near.
-    """
-    stream = io.BytesIO(data)
-    memo: dict[int, _Item] = {}
-    globals_seen: set[str] = set()
-    try:
-        while stream.tell() < len(data):
-            stack: list[_Item] = []
-            for opcode, argument, _ in pickletools.genops(stream):
-                _simulate(opcode, argument, stack, memo, globals_seen)
-    except SaveFileError:
-        raise
-    except Exception as error:  # genops raises ValueError and others on a malformed stream
-        raise SaveFileError(f"the file is truncated or damaged: {error}") from None
-
-
-def _simulate(opcode: pickletools.OpcodeInfo, argument: object, stack: list[_Item],
-              memo: dict[int, _Item], globals_seen: set[str]) -> None:
-    name = opcode.name
-    if name in ("GLOBAL", "INST", "STACK_GLOBAL"):
-        globals_seen.add(str(argument))
-        if len(globals_seen) > MAX_GLOBALS:
-            raise SaveFileError("the file names far more classes than a PySolFC save")
-    if name in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
-        index = len(memo) if name == "MEMOIZE" else int(argument)  # type: ignore[call-overload]
-        if index > len(memo):
-            raise SaveFileError("the file is damaged: its memo skips ahead, which no pickler does")
-        memo[index] = stack[-1] if stack else _Item()
-        return
-    if name in ("GET", "BINGET", "LONG_BINGET"):
-        index = int(argument)  # type: ignore[call-overload]
-        if index not in memo:
-            raise SaveFileError("the file is damaged: it refers to a value it never stored")
-        stack.append(memo[index])
-        return
-    popped: list[_Item] = []
-    markers = pickletools.markobject, pickletools.stackslice
-    if pickletools.stackslice in opcode.stack_before:
-        while stack and stack[-1] is not _MARK:
-            popped.append(stack.pop())
-        if not stack:
-            raise SaveFileError("the file is damaged: a mark is missing")
-        stack.pop()
-    for _ in [item for item in opcode.stack_before if item not in markers]:
-        if not stack:
-            raise SaveFileError("the file is damaged: the stack runs empty")
-        popped.append(stack.pop())
-    added = [item for item in opcode.stack_after if item is not pickletools.markobject]
-    if pickletools.markobject in opcode.stack_after:
-        stack.append(_MARK)
-    if not added:
-        return
-    depth = max((item.depth for item in popped), default=-1) + 1
-    size = 0
-    if name in _HASHED_GROWING and popped:  # dict and set sizes bound hash-collision work
-        size = popped[-1].size + len(popped) - 1
-    elif name in _HASHED_BUILT:
-        size = len(popped)
-    if depth > MAX_NESTING or size > MAX_CONTAINER_ITEMS:
-        raise SaveFileError("the file nests or repeats values far more than a PySolFC save")
-    stack.extend(_Item(depth, size) for _ in added)
-
-
-# Opcodes that grow the dict or set below their arguments, and those that build one.
-_HASHED_GROWING: Final = frozenset({"SETITEM", "SETITEMS", "ADDITEMS"})
-_HASHED_BUILT: Final = frozenset({"DICT", "FROZENSET"})
+    except Exception:  # whatever the unpickler raises means a malformed stream
+        raise SaveFileError(picklescan.damaged()) from None
 
 
 class _Reader:
@@ -239,8 +169,8 @@ class _Reader:
         self.position += 1
         value = self._load()
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise SaveFileError(f"not a PySolFC saved game: item {self.position} ({what}) is "
-                                f"{type(value).__name__}")
+            raise SaveFileError(f"not a PySolFC saved game: where PySolFC writes the {what}, "
+                                f"it holds {_describe(value)}")
         return value
 
     def integer(self, what: str, low: int, high: int | None = None) -> int:
@@ -255,6 +185,21 @@ class _Reader:
         if value.where != where:
             raise SaveFileError(f"not a PySolFC saved game: {what} is {value.where}")
         return value  # type: ignore[no-any-return]
+
+
+_KINDS: Final = ((bool, "true or false"), (int, "a number"), (float, "a number"), (str, "text"),
+                 (bytes, "raw bytes"), (tuple, "a list"), (list, "a list"), (dict, "a table"),
+                 (type(None), "nothing"), (_Inert, "an object"))
+
+
+def _describe(value: object) -> str:
+    """What kind of thing ``value`` is, in words for whoever chose the file."""
+    return next((words for kind, words in _KINDS if isinstance(value, kind)), "something else")
+
+
+def _shorten(name: str) -> str:
+    """A name from the file, cut short when long: messages never echo a flood."""
+    return name if len(name) <= 60 else name[:57] + "..."
 
 
 def _read(reader: _Reader) -> SavedGame:

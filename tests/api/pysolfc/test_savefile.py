@@ -6,6 +6,9 @@ import io
 import json
 import os
 import pickle
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +118,8 @@ def marker(tmp_path: Path) -> Path:
 def test_pickles_that_call_functions_are_refused_without_effect(hostile: Any,
                                                                 marker: Path) -> None:
     """A save naming os.system, eval, exec, subprocess or open is refused and nothing runs."""
-    with pytest.raises(SaveFileError, match="which no PySolFC saved game contains"):
+    with pytest.raises(SaveFileError, match=r"which no PySolFC saved game contains|"
+                                            r"start with the word PySolFC"):
         read_save(hostile(marker))
     assert not marker.exists()
 
@@ -143,8 +147,8 @@ def test_reduce_on_an_allowed_name_builds_only_a_stand_in() -> None:
 
 def test_persistent_ids_are_refused() -> None:
     """PySolFC never writes persistent ids; a file that asks for one is refused."""
-    with pytest.raises(SaveFileError, match="persistent"):
-        read_save(b"\x80\x04P0\n.")
+    with pytest.raises(SaveFileError, match="an outside object"):
+        read_save(_stream(*HEADER) + b"\x80\x04P0\n.")
 
 
 @pytest.mark.parametrize("cut", [1, 10, 100, 1000, -10, -1])
@@ -156,9 +160,11 @@ def test_truncated_files_are_refused(cut: int) -> None:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    (b"", "truncated"),
-    (b"hello, world", "damaged"),
-    (_stream("NotPySol"), "header is missing"),
+    (b"", "empty"),
+    (b"hello, world", "start with the word PySolFC"),
+    (_stream("NotPySol"), "start with the word PySolFC"),
+    (_stream("PySolFC?"), "the header is missing"),
+    (_stream(*HEADER[:2], None), "where PySolFC writes the version tuple, it holds nothing"),
     (_stream(*HEADER[:3], 7), "bookmark flag is 7"),
     (_stream(*HEADER[:5], "53"), "game id"),
     (_stream(*HEADER, (1 << 1000) | (1 << 999)), "custom deal"),
@@ -193,21 +199,23 @@ def test_a_sound_hand_made_save_reads() -> None:
     assert saved.elapsed == 1.5
 
 
+FAR_MORE = "far more, or far deeper, data than any PySolFC saved game"
+
+
 @pytest.mark.parametrize(("data", "message"), [
-    (b"\x80\x02Nr\x00\x00\x00\x10.", "memo skips ahead"),
-    (b"\x80\x02}(" + b")" + b"\x85" * 200 + b"Nu.", "nests or repeats"),
+    (b"\x80\x02Nr\x00\x00\x00\x10.", "damaged or cut short"),
+    (b"\x80\x02}(" + b")" + b"\x85" * 200 + b"Nu.", FAR_MORE),
     (b"\x80\x02(" + b"".join(b"cpysollib.x\nC%d\n" % n for n in range(100)) + b"t.",
-     "far more classes"),
+     "far more kinds of objects"),
     (b"\x80\x02}(" + b"".join(b"K%c" % (n % 256) + b"N" for n in range(600))
-     + b"".join(b"M" + n.to_bytes(2, "little") + b"N" for n in range(600)) + b"u.",
-     "nests or repeats"),
-    (b"\x80\x02h\x05.", "never stored"),
+     + b"".join(b"M" + n.to_bytes(2, "little") + b"N" for n in range(600)) + b"u.", FAR_MORE),
+    (b"\x80\x02h\x05.", "damaged or cut short"),
 ])
 def test_resource_attacks_are_refused_before_unpickling(data: bytes, message: str) -> None:
     """A memo index far ahead (gigabytes), deep tuples (a C-stack crash), a flood of classes
     or a huge dict (hash collisions) are refused by the pre-scan, quickly."""
     with pytest.raises(SaveFileError, match=message):
-        read_save(data)
+        read_save(_stream(*HEADER) + data)
 
 
 @pytest.mark.parametrize(("save", "message"), [
@@ -233,3 +241,82 @@ def test_layout_that_is_no_game_of_its_variant_is_a_usage_error(tmp_path: Path) 
     path.write_bytes(fake_save(stacks=stacks))
     result = CliRunner().invoke(main, ["pysolfc", "read-save", str(path)])
     assert result.exit_code == 2 and "slot 0 holds 2 cards" in result.output
+
+
+# -- the budget: any file up to the size limit is read or refused within 2 s and 100 MiB -----
+
+from tests.api.pysolfc import hostile_saves  # noqa: E402
+
+TIME_BUDGET = 2.0
+MEMORY_BUDGET = 100 * 2**20
+
+
+@pytest.mark.parametrize("name", sorted(set(hostile_saves.HOSTILE) - {"hash-bomb"}))
+def test_hostile_files_are_refused_within_the_time_budget(name: str) -> None:
+    """Each hostile file of tests/api/pysolfc/hostile_saves.py is refused within 2 CPU seconds
+    (bench/hostile_saves.py measures them on a quiet machine: under 1 s)."""
+    data = hostile_saves.HOSTILE[name]()
+    assert len(data) <= MAX_FILE_BYTES
+    started = time.process_time()
+    with pytest.raises(SaveFileError):
+        read_save(data)
+    assert time.process_time() - started < TIME_BUDGET
+
+
+def test_the_hash_bomb_is_refused_at_once() -> None:
+    """Issue 15's 481-byte hang (hashing a tuple built from itself) is refused in a fresh process
+    within seconds: before the fix it ran for hours, deaf to Ctrl-C, so only a process with a
+    timeout can show it."""
+    code = ("import sys\nfrom gapgrid.api.pysolfc.savefile import read_save, SaveFileError\n"
+            "try:\n    read_save(sys.stdin.buffer.read())\nexcept SaveFileError as error:\n"
+            "    print(error)\n")
+    done = subprocess.run([sys.executable, "-c", code], input=hostile_saves.hash_bomb(),
+                          capture_output=True, timeout=30, check=True)
+    assert b"far more, or far deeper, data than any PySolFC saved game" in done.stdout
+
+
+@pytest.mark.slow
+def test_hostile_files_are_refused_within_the_memory_budget() -> None:
+    """The floods that build the most are refused by a process that grows by under 100 MiB
+    (the STACK_GLOBAL flood held 300 MiB of stand-in classes before it was refused).
+
+    One fresh process reads them all and reports how far its peak resident size grew
+    (``ru_maxrss``, which tracemalloc would take ten times longer to approach)."""
+    code = """
+import resource, sys
+from gapgrid.api.pysolfc.savefile import read_save, SaveFileError
+from tests.api.pysolfc import hostile_saves
+files = [hostile_saves.HOSTILE[name]() for name in sys.argv[1:]]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for data in files:
+    try:
+        read_save(data)
+    except SaveFileError:
+        pass
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+    names = ["stack-global-flood", "dict-flood", "object-flood", "deep-lists", "get-flood"]
+    done = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True,
+                          timeout=120, check=True, cwd=Path(__file__).resolve().parents[3])
+    grown_kib = int(done.stdout)
+    assert grown_kib * 1024 < MEMORY_BUDGET, f"{grown_kib / 1024:.0f} MiB"
+
+
+@pytest.mark.parametrize("content", [
+    b"hello, world\n", b"", b"\x89PNG\r\n\x1a\n" + bytes(200), b"# README\n" * 50,
+    b"PK\x03\x04" + bytes(100), pickle.dumps({"a": 1}), b"\x80\x04N.",
+    SAVES[0].read_bytes()[:300], b"PySolFC" + bytes(100),
+], ids=["text", "empty", "png", "markdown", "zip", "other-pickle", "none", "cut-short",
+        "signature-only"])
+def test_read_save_on_a_file_that_is_no_save_says_so_in_plain_words(tmp_path: Path,
+                                                                    content: bytes) -> None:
+    """`gapgrid pysolfc read-save` on a file that is not a save says it is not a PySolFC saved
+    game; never a word of pickles, opcodes, memos or Python types."""
+    path = tmp_path / "file.pso"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["pysolfc", "read-save", str(path)])
+    assert result.exit_code == 2
+    message = result.output.lower()
+    assert "not a pysolfc saved game" in message or "empty" in message
+    for word in ("pickle", "opcode", "memo", "nonetype", "unpickl", "stack", "eof"):
+        assert word not in message, (word, result.output)
