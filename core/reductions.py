@@ -55,8 +55,7 @@ class Reductions:
 
         A subset of ``pairs`` when a reduction allows it, in the heuristic order.
         """
-        if self.run_chains and len(pairs) > 1 and engine.rules.redeals_left(
-                engine.redeals_used) == 0:
+        if self.run_chains and len(pairs) > 1 and no_redeal_to_come(engine):
             chain = frozen_run_chain(engine, pairs)
             if chain is not None:
                 return chain
@@ -69,11 +68,12 @@ class Reductions:
         sorted, so every reordering of the rows gives the same key.
         """
         codes = engine.codes
-        if not self.rows_interchangeable or engine.rules.redeals_left(engine.redeals_used) != 0:
+        if not self.rows_interchangeable or not no_redeal_to_come(engine):
             return bytes(codes)
         step = engine.rules.layout.rstep
-        return b"".join(sorted(bytes(codes[start:start + step])
-                               for start in range(0, len(codes), step)))
+        rows = [bytes(codes[start:start + step]) for start in range(0, len(codes), step)]
+        rows.sort()
+        return b"".join(rows)
 
     def order(self, engine: Engine, pairs: Sequence[tuple[int, int]]
               ) -> Sequence[tuple[int, int]]:
@@ -85,6 +85,12 @@ class Reductions:
 
 NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, heuristic_order=False)
 """A plain search: every position distinct, moves in slot order (for cross-checks)."""
+
+
+def no_redeal_to_come(engine: Engine) -> bool:
+    """Tell whether no redeal can happen any more in this game."""
+    rules = engine.rules
+    return rules.redeals == 0 or rules.redeals_left(engine.redeals_used) == 0
 
 
 def rows_interchangeable(rules: Rules) -> bool:
@@ -166,12 +172,12 @@ def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]]
     cells, rules = engine.cells, engine.rules
     layout = rules.layout
     rbase, last_rank = layout.rbase, layout.sequence_ranks[-1]
-    run_ends: list[int] = []
-    for row, start in enumerate(layout.row_starts()):
+    starts = layout.row_starts()
+    for start in starts:  # first the cheap test that every row has its head
         head = cells[start]
         if head is None or head % RANKS_PER_SUIT != rbase:
             return None
-        run_ends.append(start + run_length(layout, cells, row))
+    run_ends = [start + run_length(layout, cells, row) for row, start in enumerate(starts)]
     fill = rules.fill
     assert isinstance(fill, FillBase)
     rows, next_slots, where = layout.slot_rows, layout.next_slots, engine.where
@@ -236,18 +242,24 @@ class _Scorer:
         self.layout = engine.rules.layout
         fill = engine.rules.fill
         self.fill = fill if isinstance(fill, FillBase) else None
-        layout = self.layout
-        self.run_ends = [start + run_length(layout, self.cells, row)
-                         for row, start in enumerate(layout.row_starts())]
+        self.run_ends: dict[int, int] = {}
+
+    def run_end(self, row: int) -> int:
+        """The slot right after ``row``'s run, worked out once per position."""
+        end = self.run_ends.get(row)
+        if end is None:
+            end = self.layout.row_starts()[row] + run_length(self.layout, self.cells, row)
+            self.run_ends[row] = end
+        return end
 
     def penalty(self, pair: tuple[int, int]) -> int:
         source, target = pair
         layout, cells = self.layout, self.cells
         score = 0
         row = layout.slot_rows[target]
-        if target == self.run_ends[row]:
+        if target == self.run_end(row):
             score -= 1000 + 10 * self._joins(target, cells[source])
-        if source < self.run_ends[layout.slot_rows[source]]:
+        if source < self.run_end(layout.slot_rows[source]):
             score += 2000  # takes a card out of a run
         left = layout.left_slots[source]
         if left >= 0 and self.fill is not None:

@@ -211,6 +211,7 @@ class _Search:
         self.live_bytes = 0
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
+        self.shuffler = random.Random(0)
         self._final_redeal = engine.rules.redeals == 0
 
     # -- the position key ------------------------------------------------------
@@ -241,7 +242,8 @@ class _Search:
         if engine.won:
             return []
         ordered: list[tuple[int, int] | None] = list(
-            _reorder(self.reductions.explore(engine, engine.legal_pairs()), attempt))
+            _reorder(self.reductions.explore(engine, engine.legal_pairs()), attempt,
+                     self.shuffler))
         if engine.redeal_refusal() is None:
             ordered.append(None)
         return ordered
@@ -285,6 +287,8 @@ class _Search:
                 in_beams += self.positions - before
                 if line is not None:
                     return line
+                if self.positions == before:
+                    break  # the beam found nothing new to look at
 
     def beam(self, width: int) -> list[Action] | None:
         """A beam search: keep the ``width`` best new positions of each depth; None if it dies out.
@@ -329,6 +333,7 @@ class _Search:
         None when it reached the cap.
         """
         engine, dead, live = self.engine, self.dead, self.live
+        self.shuffler = random.Random(order)
         live.clear()
         self.table_bytes -= self.live_bytes  # what the last restart left unproven is forgotten
         self.live_bytes = 0
@@ -404,13 +409,14 @@ class _Search:
             self.progress(Progress(self.positions, seconds, budget))
 
 
-def _reorder(moves: Sequence[tuple[int, int]], order: int) -> Sequence[tuple[int, int]]:
+def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Random
+             ) -> Sequence[tuple[int, int]]:
     """The moves in restart ``order``'s order (all of them: only the order changes).
 
     Order 0 keeps the heuristic order; 1 tries the highest source slot first
     (the order of the research solver Solvitaire); 2 the lowest; later
-    restarts shuffle with a generator seeded by the restart's number, so the
-    same search always makes the same choices.
+    restarts shuffle with ``shuffler``, a generator seeded by the restart's
+    number, so the same search always makes the same choices.
     """
     if len(moves) < 2 or order == 0:
         return moves
@@ -419,7 +425,7 @@ def _reorder(moves: Sequence[tuple[int, int]], order: int) -> Sequence[tuple[int
     if order == 2:
         return sorted(moves)
     shuffled = list(moves)
-    random.Random(order).shuffle(shuffled)
+    shuffler.shuffle(shuffled)
     return shuffled
 
 
