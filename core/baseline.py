@@ -33,6 +33,25 @@ class AllRowsFinished:
         return all_rows_finished(self.layout, cells)
 
 
+def won_leaves_no_move(fill: FillRule, won: WonRule, layout: Layout) -> bool:
+    """Tell whether no card move is ever legal in a won position under these rules.
+
+    True for gapgrid's own fills with :class:`AllRowsFinished`. In a won
+    position every row holds its full run from column 0, so column 0 has no
+    gap and every gap lies in the last column, right of the sequence's last
+    rank. Montana's and Jungle's fills let nothing follow that rank; Galary's
+    also looks at the next slot, the next row's head, before which nothing
+    comes; Spaces and Aces' takes a higher card of the suit, and there is
+    none when the sequence ends with the highest rank in play. The engine
+    then need not ask whether the game is won before a move it finds legal.
+    """
+    if type(won) is not AllRowsFinished:
+        return False
+    if type(fill) in (fills.MontanaFill, fills.GalaryFill, fills.JungleFill):
+        return True
+    return type(fill) is fills.AscendingFill and layout.sequence_ranks[-1] == max(layout.ranks)
+
+
 class BaselineRules:
     """Montana: 4x13 from a 2, Aces out, same-suit fills, 2 redeals any time, gaps after runs."""
 

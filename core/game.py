@@ -22,6 +22,7 @@ from typing import Final
 
 import attrs
 
+from gapgrid.core.baseline import won_leaves_no_move
 from gapgrid.core.board import Board
 from gapgrid.core.cards import card_code
 from gapgrid.core.dealnumber import DealNumber, GameRandom
@@ -103,8 +104,8 @@ class Engine:
       moves it generated itself with :meth:`legal_pairs`.
     """
 
-    __slots__ = ("_base", "_journal", "_random", "cells", "codes", "deal", "gaps", "moves_made",
-                 "redeals_used", "rng_state", "rules", "undos", "where")
+    __slots__ = ("_base", "_journal", "_moves_end_at_win", "_random", "cells", "codes", "deal",
+                 "gaps", "moves_made", "redeals_used", "rng_state", "rules", "undos", "where")
 
     def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
                  redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
@@ -127,6 +128,7 @@ class Engine:
         self._random = random
         self._journal: list[_Entry] = []
         self._base = history
+        self._moves_end_at_win = won_leaves_no_move(rules.fill, rules.won, rules.layout)
         self._reindex()
 
     @classmethod
@@ -235,7 +237,7 @@ class Engine:
         # not, checking in the order players are told.
         if (0 <= source < len(cells) and 0 <= target < len(cells) and cells[target] is None
                 and cells[source] is not None and rules.fill.accepts(cells, source, target)
-                and not rules.won.is_won(cells)):
+                and (self._moves_end_at_win or not rules.won.is_won(cells))):
             self.play(source, target)
             self._journal.append((source, target))
             self.moves_made += 1
