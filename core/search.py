@@ -212,7 +212,7 @@ class _Search:
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
-        self._final_redeal = engine.rules.redeals == 0
+        self._never_redeals = engine.rules.redeals == 0
 
     # -- the position key ------------------------------------------------------
 
@@ -220,7 +220,7 @@ class _Search:
         """The position: the board (reduced by symmetry when sound) and the redeal stage."""
         engine = self.engine
         board = self.reductions.board_key(engine)
-        if self._final_redeal or engine.rules.redeals_left(engine.redeals_used) == 0:
+        if self._never_redeals or engine.rules.redeals_left(engine.redeals_used) == 0:
             return board  # no redeal will ever come: the generator no longer matters
         stage = self._redeal_ids.setdefault((engine.redeals_used, engine.rng_state),
                                             len(self._redeal_ids))
@@ -244,7 +244,7 @@ class _Search:
         ordered: list[tuple[int, int] | None] = list(
             _reorder(self.reductions.explore(engine, engine.legal_pairs()), attempt,
                      self.shuffler))
-        if engine.redeal_refusal() is None:
+        if not self._never_redeals and engine.redeal_refusal() is None:
             ordered.append(None)
         return ordered
 
