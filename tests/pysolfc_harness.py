@@ -203,6 +203,22 @@ def _no_picture(*args: Any, **kwargs: Any) -> None:
     return None
 
 
+class _CanvasItem:
+    """A picture or text on the canvas that remembers what it was last configured to show."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, Any] = {}
+
+    def config(self, **options: Any) -> None:
+        """Show ``options`` (``image=...`` or ``text=...``), as a Tk canvas item would."""
+        self.shown.update(options)
+
+
+#: PySolFC's two redeal pictures (``app.gimages.redeal``): its red stop sign, then its
+#: green redeal sign; here, names of the pictures.
+REDEAL_PICTURES = ("stop sign", "redeal sign")
+
+
 class _HeadlessStats:
     """The player's statistics: none yet, shown nowhere."""
 
@@ -237,7 +253,17 @@ def _headless_options() -> SimpleNamespace:
         save_games_geometry=False,
         wm_maximized=False,
         wm_fullscreen=False,
-        # cards drawn where the stack says, without offsets or jitter
+        # cards drawn where the stack says, without offsets or jitter; no scaling (read when
+        # Pillow is installed, as PySolFC then scales cardsets)
+        auto_scale=False,
+        scale_x=1.0,
+        scale_y=1.0,
+        game_geometry=(0, 0),
+        spread_stacks=False,
+        preserve_aspect_ratio=False,
+        center_layout=False,
+        preview_scale=False,
+        colors={"keyboard_sel": "#000000"},
         shrink_face_down=False,
         randomize_place=False,
         compact_stacks=False,
@@ -265,6 +291,7 @@ class _HeadlessApp:
         self.toolbar = None
         self.statusbar = None
         self.audio = None
+        self.gimages = SimpleNamespace(redeal=REDEAL_PICTURES)
 
     def getGameTitleName(self, gameid: int) -> str:
         """The game's name, for the window title."""
@@ -409,6 +436,25 @@ class HeadlessGame:
     def undo(self) -> None:
         """Take back the last move or redeal with PySolFC's ``Game.undo`` (none: no-op)."""
         self.game.undo()
+
+    def show_redeal_pile(self) -> None:
+        """Give the talon the redeal picture and label a screen would have.
+
+        The headless cardset has no pictures, so PySolFC makes none for the
+        talon; with these two canvas items in place, PySolFC's own
+        ``TalonStack.updateText`` draws into them whenever the game asks it to,
+        and :meth:`redeal_pile` reads back what a player would see.
+        """
+        talon = self.game.s.talon
+        talon.images.redeal, talon.images.redeal_img = _CanvasItem(), None
+        talon.texts.redeal, talon.texts.redeal_str = _CanvasItem(), ""
+        talon.updateText()
+
+    def redeal_pile(self) -> tuple[str | None, str | None]:
+        """The redeal pile as shown: its picture (see :data:`REDEAL_PICTURES`) and its label."""
+        talon = self.game.s.talon
+        # A canvas text starts empty; PySolFC configures it only when its text changes.
+        return talon.images.redeal.shown.get("image"), talon.texts.redeal.shown.get("text", "")
 
     def is_won(self) -> bool:
         """PySolFC's verdict on the current layout (``Game.isGameWon``)."""

@@ -4,10 +4,11 @@ The plugin file that ``gapgrid pysolfc install`` writes imports this module
 and calls :func:`register_games`. For every gapgrid variant PySolFC does not
 already have (the presets, third-party variants), it registers a PySolFC
 game whose classes subclass PySolFC's own Montana classes but ask gapgrid
-for every rule: the deal (:class:`core.rules.DealStyle`), which card may
-fill a gap (:class:`core.rules.FillRule`), what a redeal keeps and where it
-leaves the gaps, when a redeal is allowed, and when the game is won. No
-rule is written here a second time.
+for every rule: the deal (:class:`core.rules.DealStyle`), whether a move is
+legal (:func:`core.game.move_refusal`), whether a redeal is allowed
+(:func:`core.game.redeal_refusal`), the redeal itself
+(:func:`core.redeals.redeal_cells`), and when the game is won. No rule or
+check is written here a second time.
 
 A redeal is recorded with PySolFC's own atomic moves only (card moves, the
 round, and the generator's state before and after), so undo and redo work
@@ -17,7 +18,8 @@ and saved games load even where gapgrid is not installed.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Iterable
+import os
+from pathlib import Path
 from typing import Any
 
 from pysollib.gamedb import GAME_DB, GI, GameInfo, registerGame
@@ -25,12 +27,15 @@ from pysollib.games.montana import Montana, Montana_Hint, Montana_RowStack, Mont
 from pysollib.stack import BasicRowStack, StackWrapper
 
 from gapgrid import plugins
-from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
+from gapgrid.api.pysolfc.games import pysolfc_id_of, pysolfc_name
+from gapgrid.api.pysolfc.rules_pages import added_slugs, page_name
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import GameRandom
-from gapgrid.core.redeals import gathered_slots
+from gapgrid.core.game import Refusal, move_refusal, redeal_refusal
+from gapgrid.core.notation import Move
+from gapgrid.core.redeals import gathered_slots, redeal_cells
 from gapgrid.core.registry import PresetInfo, VariantInfo
-from gapgrid.core.rules import UNLIMITED, RedealTiming, Rules
+from gapgrid.core.rules import UNLIMITED, Rules
 
 GAPGRID_VERSION = importlib.metadata.version("gapgrid")
 """The installed gapgrid; the plugin file refuses to run against another version."""
@@ -42,7 +47,7 @@ def card_number(card: Any) -> int:
 
 
 class GapgridRowStack(Montana_RowStack):  # type: ignore[misc]  # PySolFC is untyped
-    """A slot: it accepts a card when gapgrid's fill rule says so."""
+    """A slot: it accepts a card when gapgrid's engine would play the move."""
 
     def acceptsCards(self, from_stack: Any, cards: list[Any]) -> bool:
         if not BasicRowStack.acceptsCards(self, from_stack, cards):
@@ -50,37 +55,40 @@ class GapgridRowStack(Montana_RowStack):  # type: ignore[misc]  # PySolFC is unt
         game = self.game
         if from_stack not in game.s.rows:
             return False
-        return bool(game.gapgrid_rules.fill.accepts(game.gapgrid_cells(), from_stack.id, self.id))
+        return move_refusal(game.gapgrid_rules, game.gapgrid_cells(), from_stack.id,
+                            self.id) is None
 
 
 class GapgridTalon(Montana_Talon):  # type: ignore[misc]  # PySolFC is untyped
-    """The redeal: gathered, shuffled and dealt back by gapgrid's rules."""
+    """The redeal: allowed when gapgrid's engine allows it, and done by its rules.
+
+    PySolFC draws the pile (its redeal sign and "Redeal" label, or its red
+    cross) from :meth:`canDealCards`; :meth:`GapgridGame.updateText` has it
+    redrawn after every move, since here card moves change the answer.
+    """
 
     def canDealCards(self) -> bool:
-        game = self.game
-        if self.round == self.max_rounds or game.isGameWon():
-            return False
-        if game.gapgrid_rules.timing is RedealTiming.STUCK:
-            return not game.gapgrid_has_move()
-        return True
+        return self.game.gapgrid_redeal_refusal() is None
 
     def dealCards(self, sound: bool = False) -> int:
         game = self.game
         rules: Rules = game.gapgrid_rules
-        layout, rows = rules.layout, game.s.rows
-        gathered = gathered_slots(layout, game.gapgrid_cells(), rules.keep)
-        for slot in gathered:
+        rows = game.s.rows
+        cells = game.gapgrid_cells()
+        for slot in gathered_slots(rules.layout, cells, rules.keep):
             if rows[slot].cards:
                 game.moveMove(1, rows[slot], self, frames=0)
         if not self.cards:  # nothing to gather: the game is finished
             return 0
         game.saveSeedMove()  # undo restores the generator from here
-        contents = rules.placement.deal_back(layout, gathered, [card_number(c) for c in self.cards],
-                                             GameRandom(game.random))
+        # The engine's own redeal, on a copy of the cells, with PySolFC's generator.
+        gathered = redeal_cells(rules.layout, cells, rules.keep, rules.placement,
+                                GameRandom(game.random))
         game.nextRoundMove(self)
-        # Deal the talon from its top, each card to a slot gapgrid gave that card.
+        # Deal the talon from its top, each card to a slot the engine gave that card.
         free: dict[int, list[int]] = {}
-        for slot, card in zip(gathered, contents, strict=True):
+        for slot in gathered:
+            card = cells[slot]
             if card is not None:
                 free.setdefault(card, []).append(slot)
         dealt = 0
@@ -124,15 +132,34 @@ class GapgridGame(Montana):  # type: ignore[misc]  # PySolFC is untyped
     def isGameWon(self) -> bool:
         return bool(self.gapgrid_rules.won.is_won(self.gapgrid_cells()))
 
+    def updateText(self) -> None:
+        """Redraw the redeal pile too: PySolFC calls this after every move, undo and redo, but
+        redraws the pile itself only when cards enter or leave it, and here a card move can
+        make a redeal allowed (the player is stuck) or not."""
+        Montana.updateText(self)
+        talon = self.s.talon
+        if talon is not None and self.preview <= 1:
+            talon.updateText()
+
     def gapgrid_cells(self) -> list[int | None]:
         """The slots' contents as gapgrid sees them."""
         return [card_number(row.cards[-1]) if row.cards else None for row in self.s.rows]
 
-    def gapgrid_has_move(self) -> bool:
-        """Whether any card may fill any gap."""
-        cells = self.gapgrid_cells()
-        fill = self.gapgrid_rules.fill
-        return any(fill.sources(cells, slot) for slot, card in enumerate(cells) if card is None)
+    def gapgrid_redeal_refusal(self) -> Refusal | None:
+        """Why gapgrid's engine refuses a redeal now, or None when it allows one."""
+        rules, cells = self.gapgrid_rules, self.gapgrid_cells()
+        return redeal_refusal(rules, cells, self.s.talon.round - 1,
+                              lambda: first_legal_move(rules, cells))
+
+
+def first_legal_move(rules: Rules, cells: list[int | None]) -> Move | None:
+    """A card move gapgrid's fill rule allows in ``cells`` (the first, gap by gap), or None."""
+    for target, card in enumerate(cells):
+        if card is None:
+            sources = rules.fill.sources(cells, target)
+            if sources:
+                return Move(sources[0], target)
+    return None
 
 
 def game_class(rules: Rules) -> type[GapgridGame]:
@@ -150,33 +177,44 @@ def game_class(rules: Rules) -> type[GapgridGame]:
     })
 
 
-def game_info(entry: VariantInfo | PresetInfo, rules: Rules, name: str) -> Any:
-    """PySolFC's GameInfo for a gapgrid game."""
+def game_info(entry: VariantInfo | PresetInfo, rules: Rules, name: str,
+              rules_page: str | None = None) -> Any:
+    """PySolFC's GameInfo for a gapgrid game; ``rules_page`` is its page's absolute path."""
     layout = rules.layout
     return GameInfo(pysolfc_id_of(entry), game_class(rules), name,
                     GI.GT_MONTANA | GI.GT_OPEN, layout.decks,
                     -1 if rules.redeals == UNLIMITED else rules.redeals,
-                    GI.SL_MOSTLY_SKILL, ranks=list(layout.ranks))
+                    GI.SL_MOSTLY_SKILL, ranks=list(layout.ranks), rules_filename=rules_page)
 
 
-def register_games(catalogue: Catalogue | None = None) -> list[str]:
-    """Register every gapgrid game PySolFC lacks; return messages about any left out."""
+def register_games(catalogue: Catalogue | None = None,
+                   rules_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Register every gapgrid game PySolFC lacks; return messages about any left out.
+
+    ``rules_dir`` is the folder of rules pages ``gapgrid pysolfc install`` wrote; a game
+    whose page is there gets it as its rules (without one, PySolFC greys the button out).
+    """
     catalogue = catalogue or plugins.load_catalogue()
     messages = [f"plugin {problem.plugin!r} not loaded: {problem.reason}"
                 for problem in catalogue.problems]
-    for slug in _slugs_pysolfc_lacks(catalogue):
+    missing = []
+    for slug in added_slugs(catalogue):
         entry = catalogue.lookup(slug)
         game_id = pysolfc_id_of(entry)
         if GAME_DB.get(game_id) is not None:
             messages.append(f"{slug} not added: PySolFC game id {game_id} is taken")
             continue
+        page = Path(rules_dir, page_name(slug)) if rules_dir is not None else None
+        if page is not None and not page.is_file():
+            missing.append(slug)
         try:
             rules = catalogue.rules(slug)
-            registerGame(game_info(entry, rules, pysolfc_name(entry)))
+            registerGame(game_info(entry, rules, pysolfc_name(entry),
+                                   str(page.resolve()) if page and page.is_file() else None))
         except Exception as error:  # one bad variant must not keep PySolFC from starting
             messages.append(f"{slug} not added: {type(error).__name__}: {error}")
+    if missing:
+        games = "game has" if len(missing) == 1 else "games have"
+        messages.append(f"{len(missing)} {games} no rules page ({', '.join(missing)}): run "
+                        f"`gapgrid pysolfc install` again to write them")
     return messages
-
-
-def _slugs_pysolfc_lacks(catalogue: Catalogue) -> Iterable[str]:
-    return [slug for slug in catalogue.slugs() if not in_pysolfc(catalogue.lookup(slug))]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
 
-from gapgrid.api.cli_support import echo_json, json_flag, read_saved_game
+from gapgrid.api.cli_support import echo_json, json_flag, load_catalogue, read_saved_game
 from gapgrid.api.pysolfc import install as pysolfc_install
+from gapgrid.api.pysolfc import rules_pages
 from gapgrid.api.services import games
 
 
@@ -22,15 +24,31 @@ plugins_dir_flag = click.option(
          "on Windows %APPDATA%\\PySolFC\\plugins).")
 
 
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    """``1 move``, ``2 moves``: a count and its noun, agreeing."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def _install_command(plugins_dir: Path | None) -> str:
+    """The install command for the folder the user named (none: the default one)."""
+    if plugins_dir is None:
+        return "gapgrid pysolfc install"
+    return f"gapgrid pysolfc install --plugins-dir {shlex.quote(str(plugins_dir))}"
+
+
 @pysolfc.command("install")
 @plugins_dir_flag
-def pysolfc_install_command(plugins_dir: Path | None) -> None:
-    """Write the plugin file that adds gapgrid's games to PySolFC."""
+@click.pass_context
+def pysolfc_install_command(ctx: click.Context, plugins_dir: Path | None) -> None:
+    """Write the plugin file that adds gapgrid's games to PySolFC, and their rules pages."""
+    catalogue = load_catalogue(ctx)
     try:
-        path = pysolfc_install.install(plugins_dir or pysolfc_install.default_plugins_dir())
+        path = pysolfc_install.install(plugins_dir or pysolfc_install.default_plugins_dir(),
+                                       catalogue)
     except pysolfc_install.PluginFileError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"Installed {path}.")
+    pages = len(rules_pages.added_slugs(catalogue))
+    click.echo(f"Installed {path}, and {_plural(pages, 'rules page')} beside it.")
     click.echo("Start PySolFC: gapgrid's games appear in its game list under Montana-type "
                "games (Gaps, Montana Classic, ...).")
 
@@ -38,33 +56,45 @@ def pysolfc_install_command(plugins_dir: Path | None) -> None:
 @pysolfc.command("uninstall")
 @plugins_dir_flag
 def pysolfc_uninstall_command(plugins_dir: Path | None) -> None:
-    """Remove the plugin file."""
+    """Remove the plugin file and the rules pages."""
     folder = plugins_dir or pysolfc_install.default_plugins_dir()
     try:
         removed = pysolfc_install.uninstall(folder)
     except pysolfc_install.PluginFileError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"Removed {removed}." if removed else f"Nothing to remove in {folder}.")
+    click.echo(f"Removed {removed} and its rules pages." if removed
+               else f"Nothing to remove in {folder}.")
 
 
 @pysolfc.command("status")
 @plugins_dir_flag
 @json_flag
-def pysolfc_status_command(plugins_dir: Path | None, as_json: bool) -> None:
+@click.pass_context
+def pysolfc_status_command(ctx: click.Context, plugins_dir: Path | None, as_json: bool) -> None:
     """Say whether the plugin file is installed, where, and for which gapgrid."""
-    found = pysolfc_install.status(plugins_dir or pysolfc_install.default_plugins_dir())
+    found = pysolfc_install.status(plugins_dir or pysolfc_install.default_plugins_dir(),
+                                   load_catalogue(ctx))
+    install = _install_command(plugins_dir)
     if as_json:
         echo_json({"path": str(found.path), "installed": found.installed,
                    "written_by": found.written_by, "gapgrid": found.current,
-                   "up_to_date": found.up_to_date})
+                   "up_to_date": found.up_to_date,
+                   "missing_rules_pages": list(found.missing_pages),
+                   "install_command": None if found.up_to_date else install})
         return
     if not found.installed:
-        click.echo(f"Not installed (would be {found.path}). Run `gapgrid pysolfc install`.")
-    elif found.up_to_date:
-        click.echo(f"Installed: {found.path} (gapgrid {found.current}).")
-    else:
+        click.echo(f"Not installed (would be {found.path}). Run `{install}`.")
+    elif found.written_by != found.current:
         click.echo(f"Installed: {found.path}, written by gapgrid {found.written_by}, but gapgrid "
-                   f"{found.current} is installed: run `gapgrid pysolfc install` to update it.")
+                   f"{found.current} is installed: run `{install}` to update it.")
+    elif found.missing_pages:
+        click.echo(f"Installed: {found.path} (gapgrid {found.current}), but "
+                   f"{_plural(len(found.missing_pages), 'game')} added since "
+                   f"{'has' if len(found.missing_pages) == 1 else 'have'} no rules page "
+                   f"({', '.join(found.missing_pages)}): run `{install}` to write "
+                   f"{'it' if len(found.missing_pages) == 1 else 'them'}.")
+    else:
+        click.echo(f"Installed: {found.path} (gapgrid {found.current}).")
 
 
 @pysolfc.command("read-save")
@@ -81,5 +111,8 @@ def pysolfc_read_save_command(ctx: click.Context, file: Path, as_json: bool) -> 
     saved = found.saved
     moves = document["moves"]
     click.echo(f"{found.rules.name} (PySolFC game {saved.game_id}), game {saved.deal}")
-    click.echo(f"{len(moves)} moves in effect ({saved.redo_stack} left on the redo stack): "
-               + " ".join(moves))
+    undone = f"{_plural(saved.redo_stack, 'step')} undone and left to redo"
+    if not moves:
+        click.echo(f"No move in effect ({undone}).")
+    else:
+        click.echo(f"{_plural(len(moves), 'move')} in effect ({undone}): " + " ".join(moves))

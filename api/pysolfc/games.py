@@ -80,8 +80,8 @@ def saved_board(rules: Rules, stacks: tuple[tuple[int, ...], ...]) -> Board:
     """
     layout = rules.layout
     if len(stacks) < layout.rlen:
-        raise SaveFileError(f"the file has {len(stacks)} stacks; {rules.name} has "
-                            f"{layout.rlen} slots")
+        found = "1 stack" if len(stacks) == 1 else f"{len(stacks)} stacks"
+        raise SaveFileError(f"the file has {found}; {rules.name} has {layout.rlen} slots")
     cells: list[int | None] = []
     for slot, stack in enumerate(stacks[:layout.rlen]):
         if len(stack) > 1:

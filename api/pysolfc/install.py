@@ -6,7 +6,8 @@ own games are loaded. The file written here is small: it puts the
 installation gapgrid runs from on PySolFC's path, checks that the gapgrid
 it finds is the version that wrote the file, and hands over to
 :mod:`api.pysolfc.bridge`. If any of that fails, it prints what to do and
-returns, so PySolFC always starts.
+returns, so PySolFC always starts. Beside it, a folder holds each added
+game's rules page (:mod:`api.pysolfc.rules_pages`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from pathlib import Path
 from typing import Final
 
 import attrs
+
+from gapgrid import plugins
+from gapgrid.api.pysolfc import rules_pages
+from gapgrid.core.catalogue import Catalogue
 
 PLUGIN_FILE_NAME: Final = "gapgrid_pysolfc.py"
 MARKER: Final = "# gapgrid-pysolfc-plugin"
@@ -58,7 +63,9 @@ def _register_gapgrid_games():
             "starts without gapgrid's games. Run `gapgrid pysolfc install` to update it."
             % (GAPGRID_VERSION, bridge.GAPGRID_VERSION))
         return
-    for message in bridge.register_games():
+    import os
+    rules_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), {rules_folder!r})
+    for message in bridge.register_games(rules_dir=rules_dir):
         say(message)
 
 
@@ -91,39 +98,69 @@ def site_dirs() -> list[str]:
 def plugin_source(version: str | None = None, directories: list[str] | None = None) -> str:
     """The text of the plugin file."""
     return TEMPLATE.format(marker=MARKER, version=version or gapgrid_version(),
-                           site_dirs=directories if directories is not None else site_dirs())
+                           site_dirs=directories if directories is not None else site_dirs(),
+                           rules_folder=rules_pages.FOLDER)
 
 
-def install(plugins_dir: Path) -> Path:
-    """Write the plugin file into ``plugins_dir`` (created if missing), atomically."""
+def install(plugins_dir: Path, catalogue: Catalogue | None = None) -> Path:
+    """Write the plugin file into ``plugins_dir`` (created if missing), atomically, and the
+    rules page of every game it adds into the folder beside it."""
     target = plugins_dir / PLUGIN_FILE_NAME
     if target.exists() and not _is_ours(target):
         raise PluginFileError(f"{target} exists and was not written by gapgrid; not replacing it")
+    pages = rules_pages.rules_pages(catalogue or plugins.load_catalogue())
+    folder = plugins_dir / rules_pages.FOLDER
     try:
         plugins_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=plugins_dir,
-                                         prefix=".gapgrid-", suffix=".tmp",
-                                         delete=False) as handle:
-            handle.write(plugin_source())
-            temporary = Path(handle.name)
-        os.replace(temporary, target)  # never a half-written plugin file
+        folder.mkdir(exist_ok=True)
+        for stale in _our_pages(folder):  # a game no longer added keeps no page
+            if stale.name not in pages:
+                stale.unlink()
+        for name, text in pages.items():
+            _write_atomically(folder / name, text)
+        _write_atomically(target, plugin_source())  # last: a file in place finds its pages
     except OSError as error:
-        raise PluginFileError(f"cannot write {target}: {error.strerror or error}") from None
+        where = error.filename or target
+        raise PluginFileError(f"cannot write {where}: {error.strerror or error}") from None
     return target
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=".gapgrid-",
+                                     suffix=".tmp", delete=False) as handle:
+        handle.write(text)
+        temporary = Path(handle.name)
+    os.replace(temporary, path)
 
 
 def uninstall(plugins_dir: Path) -> Path | None:
-    """Remove the plugin file; return its path, or None if there was none."""
+    """Remove the plugin file and the rules pages; return the file's path, or None if there
+    was none."""
     target = plugins_dir / PLUGIN_FILE_NAME
-    if not target.exists():
-        return None
-    if not _is_ours(target):
+    if target.exists() and not _is_ours(target):
         raise PluginFileError(f"{target} was not written by gapgrid; not removing it")
+    folder = plugins_dir / rules_pages.FOLDER
     try:
+        for page in _our_pages(folder):
+            page.unlink()
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # a folder holding someone else's files stays
+        if not target.exists():
+            return None
         target.unlink()
     except OSError as error:
-        raise PluginFileError(f"cannot remove {target}: {error.strerror or error}") from None
+        where = error.filename or target
+        raise PluginFileError(f"cannot remove {where}: {error.strerror or error}") from None
     return target
+
+
+def _our_pages(folder: Path) -> list[Path]:
+    """The rules pages in ``folder`` that gapgrid wrote."""
+    if not folder.is_dir():
+        return []
+    return [page for page in sorted(folder.glob("*.html"))
+            if _first_line(page) == rules_pages.MARKER]
 
 
 @attrs.frozen
@@ -136,28 +173,42 @@ class Status:
     """The gapgrid version that wrote the file, when it is ours."""
 
     current: str
+    """The installed gapgrid's version."""
+
+    missing_pages: tuple[str, ...] = ()
+    """Added games whose rules page is missing (a variant installed since, say)."""
 
     @property
     def up_to_date(self) -> bool:
-        """Whether the file matches the installed gapgrid."""
-        return self.installed and self.written_by == self.current
+        """Whether the file matches the installed gapgrid and every added game has its page."""
+        return self.installed and self.written_by == self.current and not self.missing_pages
 
 
-def status(plugins_dir: Path) -> Status:
-    """Inspect the plugin file in ``plugins_dir``."""
+def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
+    """Inspect the plugin file and the rules pages in ``plugins_dir``."""
     target = plugins_dir / PLUGIN_FILE_NAME
     written_by = None
     if target.exists() and _is_ours(target):
         for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("GAPGRID_VERSION = "):
                 written_by = line.split("=", 1)[1].strip().strip("'\"")
+    missing: tuple[str, ...] = ()
+    if written_by is not None:
+        folder = plugins_dir / rules_pages.FOLDER
+        slugs = rules_pages.added_slugs(catalogue or plugins.load_catalogue())
+        missing = tuple(slug for slug in slugs
+                        if not (folder / rules_pages.page_name(slug)).is_file())
     return Status(path=target, installed=written_by is not None, written_by=written_by,
-                  current=gapgrid_version())
+                  current=gapgrid_version(), missing_pages=missing)
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.readline().strip()
+    except OSError:
+        return ""
 
 
 def _is_ours(path: Path) -> bool:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.readline().strip() == MARKER
-    except OSError:
-        return False
+    return _first_line(path) == MARKER

@@ -281,7 +281,8 @@ def _history(moves: _Inert, stacks: int) -> tuple[list[Action], int]:
     steps = history[:index]
     if sum(len(step) if isinstance(step, list) else 1 for step in steps) > MAX_ATOMIC:
         raise SaveFileError("not a PySolFC saved game: the history is impossibly long")
-    actions = [_action(step, number, stacks) for number, step in enumerate(steps)]
+    # Moves are counted from 1 in messages, as players count them.
+    actions = [_action(step, number, stacks) for number, step in enumerate(steps, start=1)]
     return actions, len(history) - index
 
 
@@ -289,18 +290,21 @@ def _action(step: object, number: int, stacks: int) -> Action:
     """One history entry (a list of atomic moves) as a move or a redeal."""
     if (not isinstance(step, list) or not step or len(step) > MAX_ATOMIC_PER_STEP
             or not all(isinstance(a, _Inert) for a in step)):
-        raise SaveFileError(f"step {number} of the history is malformed")
+        raise SaveFileError(f"move {number} of the saved history is malformed")
     kinds = [atomic.where for atomic in step]
     if "pysollib.move.ANextRoundMove" in kinds:
         if not set(kinds) <= _REDEAL_PARTS:
-            raise SaveFileError(f"step {number} is a redeal with unexpected parts")
+            raise SaveFileError(f"move {number} of the saved history is a redeal with "
+                                f"unexpected parts")
         return REDEAL
     if kinds != [_MOVE]:
-        raise SaveFileError(f"step {number} ({', '.join(kinds)}) is not a move of the Montana "
-                            f"family")
+        parts = ", ".join(sorted({kind.rsplit(".", 1)[-1] for kind in kinds}))
+        raise SaveFileError(f"move {number} of the saved history ({_shorten(parts)}) is not a "
+                            f"move of the Montana family")
     fields = _state_dict(step[0])
     source, target, count = (fields.get(key) for key in ("from_stack_id", "to_stack_id", "ncards"))
     if not all(isinstance(value, int) and not isinstance(value, bool) and 0 <= value < stacks
                for value in (source, target)) or count != 1:
-        raise SaveFileError(f"step {number} is not a one-card move between the file's stacks")
+        raise SaveFileError(f"move {number} of the saved history is not a one-card move between "
+                            f"the file's stacks")
     return Move(source, target)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import random
 from pathlib import Path
 
@@ -28,7 +29,14 @@ from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL, UNDO, Action, Move
 from gapgrid.core.replay import replay
-from tests.pysolfc_harness import HeadlessGame, load_plugin_file, load_pysolfc, pysolfc_dir
+from gapgrid.core.rules import RedealTiming
+from tests.pysolfc_harness import (
+    REDEAL_PICTURES,
+    HeadlessGame,
+    load_plugin_file,
+    load_pysolfc,
+    pysolfc_dir,
+)
 
 PYSOLFC = pysolfc_dir()
 if PYSOLFC is None:
@@ -145,12 +153,15 @@ def test_plugin_file_without_gapgrid_lets_pysolfc_start(tmp_path: Path,
     """If gapgrid cannot be imported, loading the file still succeeds and says how to fix it."""
     import sys
     source = install.plugin_source(directories=[str(tmp_path / "missing")])
-    for name in [name for name in sys.modules if name.split(".")[0] in ("api", "core",
-                                                                         "plugins")]:
+    for name in [name for name in sys.modules if name.split(".")[0] == "gapgrid"]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "path", [entry for entry in sys.path
-                                      if not (Path(entry) / "core").is_dir()
+                                      if not (Path(entry) / "gapgrid").is_dir()
                                       and "site-packages" not in entry])
+    # An editable install finds gapgrid through a finder of its own, not through sys.path.
+    monkeypatch.setattr(sys, "meta_path", [finder for finder in sys.meta_path
+                                           if "__editable__" not in str(
+                                               getattr(finder, "__module__", ""))])
     path = tmp_path / "nowhere" / install.PLUGIN_FILE_NAME
     path.parent.mkdir()
     path.write_text(source)
@@ -164,3 +175,67 @@ def test_catalogue_is_the_one_tested(game_db: object) -> None:
     """The games registered come from the same catalogue these tests compare against."""
     assert isinstance(CATALOGUE, Catalogue)
     assert set(ADDED) >= {"gaps", "gaps-no-shuffle", "montana-relax", "blue-moon-classic"}
+
+
+STUCK_ONLY = [slug for slug in ADDED if CATALOGUE.rules(slug).timing is RedealTiming.STUCK]
+
+
+def _pile_for(state: GameState) -> tuple[str, str]:
+    """What PySolFC's own games show: the green sign and "Redeal" when a redeal is allowed,
+    the stop sign and no label when not."""
+    return (REDEAL_PICTURES[1], "Redeal") if state.can_redeal() else (REDEAL_PICTURES[0], "")
+
+
+@pytest.mark.parametrize("slug", STUCK_ONLY)
+def test_the_redeal_pile_shows_whether_a_redeal_is_allowed_now(game_db: object,
+                                                               slug: str) -> None:
+    """After every move, undo and redeal, the redeal pile shows PySolFC's green redeal sign
+    and its "Redeal" label exactly when gapgrid allows a redeal, and its stop sign otherwise
+    (issue 15: in the games that redeal only when stuck it showed the stop sign all the time,
+    since PySolFC redraws the pile only when cards enter or leave it)."""
+    rules = CATALOGUE.rules(slug)
+    state = new_game(rules, parse_deal_number("617"))
+    chooser = random.Random(slug)
+    seen = set()
+    with HeadlessGame(gapgrid_game_id(slug), "617") as game:
+        game.show_redeal_pile()
+        assert game.redeal_pile() == _pile_for(state)
+        for _ in range(300):
+            moves = state.legal_moves()
+            if state.can_redeal():
+                action: Action = REDEAL
+                assert game.try_redeal()
+            elif moves:
+                action = chooser.choice(moves)
+                assert isinstance(action, Move)
+                assert game.try_move(action.source, action.target)
+            else:
+                break  # stuck with no redeal left
+            state = state.apply(action)
+            assert game.redeal_pile() == _pile_for(state), f"after {len(seen)} actions"
+            seen.add(state.can_redeal())
+            if action is REDEAL and chooser.random() < 0.5:
+                game.undo()  # undo the redeal: stuck again, so allowed again
+                state = state.apply(UNDO)
+                assert game.redeal_pile() == _pile_for(state)
+    assert seen == {True, False}, "the game should pass through both"
+
+
+def test_every_added_game_has_a_rules_page(game_db: object, tmp_path: Path) -> None:
+    """PySolFC finds a rules page for every game gapgrid adds, so its rules button ("?") is
+    enabled (issue 15: it was greyed out), and the page holds the rules `gapgrid variants`
+    prints.
+
+    PySolFC's lookup (``App.getGameRulesFilename``, whose module needs configobj, so it is
+    followed here rather than imported) returns the GameInfo's ``rules_filename`` when set;
+    the rules button is enabled when that is not empty, and ``DataLoader.findFile`` joins it
+    onto ``html/rules`` in PySolFC's data folder, where an absolute path stays itself."""
+    for slug in ADDED:
+        document = game_db.get(gapgrid_game_id(slug)).rules_filename  # type: ignore[attr-defined]
+        assert document, slug
+        page = Path(os.path.normpath(os.path.join(str(tmp_path), "html", "rules", document)))
+        assert page.is_file(), page
+        text = page.read_text(encoding="utf-8")
+        entry = CATALOGUE.lookup(slug)
+        assert f"<h1>{entry.name} (gapgrid)</h1>" in text
+        assert entry.summary.split(":")[0].replace("'", "") in text.replace("'", "")

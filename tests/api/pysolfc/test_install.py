@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,8 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gapgrid import plugins
 from gapgrid.api.cli import main
-from gapgrid.api.pysolfc import install
+from gapgrid.api.pysolfc import install, rules_pages
 from gapgrid.api.pysolfc.games import gapgrid_game_id
 
 
@@ -36,7 +38,9 @@ def test_install_leaves_no_temporary_files(tmp_path: Path) -> None:
     """The file is written through a temporary file and renamed: nothing else is left."""
     install.install(tmp_path)
     install.install(tmp_path)  # reinstalling replaces it
-    assert [path.name for path in tmp_path.iterdir()] == [install.PLUGIN_FILE_NAME]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [rules_pages.FOLDER,
+                                                               install.PLUGIN_FILE_NAME]
+    assert not list(tmp_path.glob("**/.gapgrid-*"))
 
 
 def test_a_file_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
@@ -75,6 +79,7 @@ def test_command_line_install_and_uninstall(tmp_path: Path) -> None:
     runner = CliRunner()
     installed = runner.invoke(main, ["pysolfc", "install", "--plugins-dir", str(tmp_path)])
     assert installed.exit_code == 0 and "Installed" in installed.output
+    assert "rules pages beside it" in installed.output
     removed = runner.invoke(main, ["pysolfc", "uninstall", "--plugins-dir", str(tmp_path)])
     assert removed.exit_code == 0 and "Removed" in removed.output
 
@@ -122,8 +127,10 @@ FAKE_PYSOLLIB = {
             def getGameByName(self, name): return 53 if name == "Gaps" else None
         GAME_DB = _DB()
         class GameInfo:
-            def __init__(self, id, gameclass, name, game_type, decks, redeals, skill, ranks):
+            def __init__(self, id, gameclass, name, game_type, decks, redeals, skill, ranks,
+                         rules_filename=None):
                 self.line = f"{id} {name!r} decks={decks} redeals={redeals} rlen={gameclass.RLEN}"
+                self.line += f" rules={rules_filename}"
         def registerGame(info):
             print("registered", info.line)
         """,
@@ -140,14 +147,15 @@ def _fake_pysollib(root: Path) -> Path:
 def test_plugin_file_registers_the_games_pysolfc_lacks(tmp_path: Path) -> None:
     """With gapgrid importable, every preset and third-party variant is registered once."""
     plugin = tmp_path / install.PLUGIN_FILE_NAME
-    plugin.write_text(install.plugin_source())
+    plugin.write_text(install.plugin_source())  # the file alone: no rules pages beside it
     result = _run_plugin_file(plugin, isolated=False, pythonpath=_fake_pysollib(tmp_path))
     assert result.returncode == 0, result.stderr
+    assert "no rules page" in result.stderr and "gapgrid pysolfc install" in result.stderr
     lines = result.stdout.splitlines()
     assert (f"registered {gapgrid_game_id('montana-relax')} 'Montana Relax (gapgrid)' "
-            f"decks=1 redeals=3 rlen=52") in lines
+            f"decks=1 redeals=3 rlen=52 rules=None") in lines
     assert (f"registered {gapgrid_game_id('gaps-unlimited')} 'Gaps, unlimited redeals "
-            f"(gapgrid)' decks=1 redeals=-1 rlen=52") in lines
+            f"(gapgrid)' decks=1 redeals=-1 rlen=52 rules=None") in lines
     assert not any(" 53 " in line or "'Montana'" in line for line in lines)
     # The fake PySolFC says id 982017 (gaps) is taken: reported, not replaced.
     assert "gaps not added: PySolFC game id 982017 is taken" in result.stderr
@@ -161,3 +169,68 @@ def test_plugin_file_of_another_version_does_nothing(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "registered" not in result.stdout
     assert "written by gapgrid 0.0.1" in result.stderr and "pysolfc install" in result.stderr
+
+
+def test_install_writes_a_rules_page_for_every_added_game(tmp_path: Path) -> None:
+    """install writes one page per game the plugin adds, with its rules; uninstall removes them
+    and leaves other files alone."""
+    install.install(tmp_path)
+    folder = tmp_path / rules_pages.FOLDER
+    catalogue = plugins.load_catalogue()
+    added = rules_pages.added_slugs(catalogue)
+    assert {"gaps", "montana-relax", "blue-moon-classic"} <= set(added)
+    assert "montana" not in added  # PySolFC has its own page for its own games
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        rules_pages.page_name(slug) for slug in added)
+    page = (folder / "gaps.html").read_text(encoding="utf-8")
+    assert page.startswith(rules_pages.MARKER)
+    assert "<h1>Gaps (gapgrid)</h1>" in page
+    assert catalogue.lookup("montana").summary.split(".")[0] in page  # the variant's rules
+    (folder / "notes.txt").write_text("mine\n")
+    install.uninstall(tmp_path)
+    assert [path.name for path in folder.iterdir()] == ["notes.txt"]
+    assert not (tmp_path / install.PLUGIN_FILE_NAME).exists()
+
+
+def test_plugin_file_gives_each_game_its_rules_page(tmp_path: Path) -> None:
+    """Loaded from where install put it, the plugin file hands PySolFC each page's path."""
+    plugins_dir = tmp_path / "plugins"
+    plugin = install.install(plugins_dir)
+    result = _run_plugin_file(plugin, isolated=False, pythonpath=_fake_pysollib(tmp_path))
+    assert result.returncode == 0, result.stderr
+    page = (plugins_dir / rules_pages.FOLDER / "montana-relax.html").resolve()
+    assert f"rules={page}" in result.stdout
+    assert "no rules page" not in result.stderr
+
+
+@pytest.mark.parametrize("state", ["missing", "old", "no-pages"])
+def test_status_suggests_the_install_command_for_the_folder_named(tmp_path: Path,
+                                                                  state: str) -> None:
+    """`status --plugins-dir X` suggests `gapgrid pysolfc install --plugins-dir X`, whatever
+    is wrong (issue 15: it suggested a command without the folder)."""
+    folder = tmp_path / "my plugins"
+    if state == "old":
+        folder.mkdir()
+        (folder / install.PLUGIN_FILE_NAME).write_text(
+            install.plugin_source(version="0.0.1", directories=[]))
+    elif state == "no-pages":
+        install.install(folder)
+        (folder / rules_pages.FOLDER / "gaps.html").unlink()
+    result = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert f"gapgrid pysolfc install --plugins-dir '{folder}'" in result.output
+    if state == "no-pages":
+        assert "1 game added since has no rules page (gaps)" in result.output
+    as_json = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(folder),
+                                       "--json"])
+    assert json.loads(as_json.output)["install_command"] == (
+        f"gapgrid pysolfc install --plugins-dir '{folder}'")
+
+
+def test_status_without_a_folder_suggests_the_plain_command(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Without --plugins-dir the suggestion is the plain command, for the default folder."""
+    monkeypatch.setattr(install, "default_plugins_dir", lambda: tmp_path / "default")
+    result = CliRunner().invoke(main, ["pysolfc", "status"])
+    assert "Run `gapgrid pysolfc install`." in result.output
