@@ -40,11 +40,17 @@ CONTENT_SECURITY_POLICY: Final = "; ".join((
 ))
 """Only this origin, for every kind of request the page can make."""
 
-page = Blueprint("page", __name__, static_folder="static", static_url_path="/assets")
-
-
 def register_page(app: Flask) -> None:
-    """Serve the player's page and the ``/v1/`` index from ``app``."""
+    """Serve the player's page and the ``/v1/`` index from ``app``.
+
+    The blueprint is built here, for each app, never at import.
+    """
+    page = Blueprint("page", __name__, static_folder="static", static_url_path="/assets")
+    page.after_request(_secure)
+    page.add_url_rule("/", view_func=home, methods=["GET"])
+    page.add_url_rule("/play/<slug>", view_func=play, methods=["GET"])
+    page.add_url_rule("/play/<slug>/<date>", view_func=play, methods=["GET"])
+    page.add_url_rule("/v1/", view_func=api_index, methods=["GET"])
     app.register_blueprint(page)
 
 
@@ -55,7 +61,6 @@ def _shell(name: str) -> Response:
     return response
 
 
-@page.after_request
 def _secure(response: Response) -> Response:
     """Send the same security headers with every page file."""
     response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
@@ -64,14 +69,11 @@ def _secure(response: Response) -> Response:
     return response
 
 
-@page.get("/")
 def home() -> Response:
     """Today's puzzles, with par and difficulty where the API has them."""
     return _shell("home.html")
 
 
-@page.get("/play/<slug>")
-@page.get("/play/<slug>/<date>")
 def play(slug: str, date: str | None = None) -> Response:
     """A puzzle to play: the script reads the variant and the day from the address.
 
@@ -82,7 +84,6 @@ def play(slug: str, date: str | None = None) -> Response:
     return _shell("play.html")
 
 
-@page.get("/v1/")
 def api_index() -> Response:
     """A small JSON index of the API: where its description, variants and today's puzzles are."""
     api = state()
