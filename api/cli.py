@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from gapgrid.api import render
+from gapgrid.api.cli_puzzles import print_puzzle_facts, puzzles_group, solution_command
 from gapgrid.api.cli_solving import hint_command, solve_command
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
@@ -65,6 +66,8 @@ main.add_command(pysolfc)
 main.add_command(study)
 main.add_command(solve_command)
 main.add_command(hint_command)
+main.add_command(solution_command)
+main.add_command(puzzles_group)
 
 
 EXIT_INTERNAL_ERROR = 3
@@ -285,7 +288,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
 @json_flag
 @click.pass_context
 def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> None:
-    """Print today's puzzle of VARIANT and how to open it in PySolFC.
+    """Print today's puzzle of VARIANT: its board, par and difficulty, and how to open it in
+    PySolFC.
 
     Uses the same configuration (GAPGRID_DATABASE, GAPGRID_SECRET_KEY) as
     `gapgrid serve`, so it prints the puzzle the API serves.
@@ -297,4 +301,5 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
         return
     click.echo(f"{puzzle['name']}, puzzle of {puzzle['date']}: game {puzzle['deal']} "
                f"(PySolFC: {puzzle['pysolfc']['game_number']})")
+    print_puzzle_facts(load_catalogue(ctx), puzzle)
     click.echo(puzzle["pysolfc"]["how"])

@@ -93,12 +93,10 @@ def progress_line(as_json: bool) -> ProgressLine:
     return ProgressLine(not as_json and sys.stdout.isatty() and sys.stderr.isatty())
 
 
-def _budget_option(default: float) -> Any:
-    return click.option(
-        "--budget", type=click.FloatRange(min=0, min_open=True,
-                                          max=solving.MAX_BUDGET_SECONDS),
-        default=default, show_default=True, metavar="SECONDS",
-        help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
+budget_flag = click.option(
+    "--budget", type=click.FloatRange(min=0, min_open=True, max=solving.MAX_BUDGET_SECONDS),
+    default=solving.DEFAULT_BUDGET_SECONDS, show_default=True, metavar="SECONDS",
+    help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
 
 
 def _translate(error: ServiceError) -> ServiceError | click.BadParameter:
@@ -130,6 +128,7 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
     if layout is not None:
         if not arguments:
             raise click.UsageError("give VARIANT (and no NUMBER: the layout is the position)")
+        solving.layout_rules(catalogue, arguments[0], chosen)  # before reading the file
         return solving.layout_position(catalogue, variant=arguments[0],
                                        rows=_read_layout_file(layout),
                                        moves=list(arguments[1:]), options=chosen)
@@ -163,7 +162,7 @@ def _effort(document: dict[str, Any]) -> str:
               help='Solve the position in FILE ({"rows": [[card code or null, ...], ...]}, '
                    "as deal --json prints) instead of a game number; only for rules without "
                    "redeals.")
-@_budget_option(solving.DEFAULT_BUDGET_SECONDS)
+@budget_flag
 @json_flag
 @click.pass_context
 def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
@@ -204,7 +203,7 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
 @click.argument("number")
 @click.argument("moves", nargs=-1, metavar="[MOVE]...")
 @option_flag
-@_budget_option(solving.DEFAULT_BUDGET_SECONDS)
+@budget_flag
 @json_flag
 @click.pass_context
 def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[str],

@@ -9,6 +9,7 @@
 | ``GAPGRID_MAX_BODY`` | ``262144`` | largest request body, in bytes |
 | ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request |
 | ``GAPGRID_RANKING`` | ``par`` | the scoring scheme leaderboards rank by |
+| ``GAPGRID_CERTIFY_SECONDS`` | ``20`` | search one request may spend making a puzzle (0: none) |
 
 Whether the ranking scheme exists depends on the plugins loaded, so the app
 factory checks it (:func:`gapgrid.api.services.puzzles.check_ranking`).
@@ -26,6 +27,10 @@ import attrs
 
 DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
 """Used when GAPGRID_SECRET_KEY is unset: fine on your own machine, never in production."""
+
+
+MAX_CERTIFY_SECONDS: Final = 600.0
+"""The most search GAPGRID_CERTIFY_SECONDS may give one request: ten minutes."""
 
 
 class ConfigError(ValueError):
@@ -49,6 +54,10 @@ class Settings:
     ranking: str = "par"
     """The scoring scheme leaderboards rank by."""
 
+    certify_seconds: float = 20.0
+    """Seconds of search a request may spend making (and certifying) a missing puzzle; 0
+    makes missing puzzles without a search, uncertified (prepare them ahead instead)."""
+
     @property
     def uses_development_secret(self) -> bool:
         """Whether the secret is the published development default."""
@@ -67,6 +76,8 @@ class Settings:
             max_body=_positive(env, "GAPGRID_MAX_BODY", 256 * 1024),
             max_moves=_positive(env, "GAPGRID_MAX_MOVES", 5000),
             ranking=_name(env, "GAPGRID_RANKING", "par"),
+            certify_seconds=_seconds(env, "GAPGRID_CERTIFY_SECONDS", 20.0,
+                                     MAX_CERTIFY_SECONDS),
         )
 
 
@@ -77,6 +88,20 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) == 0:
         raise ConfigError(f"{name} must be a positive whole number, not {text!r}")
     return int(text)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, maximum: float) -> float:
+    text = env.get(name)
+    if not text:
+        return default
+    try:
+        value = float(text) if text.isascii() and len(text) <= 12 else -1.0
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= maximum:  # NaN fails this too
+        raise ConfigError(f"{name} must be a number of seconds from 0 to {maximum:g}, not "
+                          f"{text[:40]!r}")
+    return value
 
 
 def _date(env: Mapping[str, str], name: str, default: str) -> datetime.date:

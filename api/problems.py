@@ -22,6 +22,7 @@ MEDIA_TYPE: Final = "application/problem+json"
 INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
 NOT_FOUND: Final = "urn:gapgrid:problem:not-found"
 CONFLICT: Final = "urn:gapgrid:problem:conflict"
+BUSY: Final = "urn:gapgrid:problem:busy"
 
 _log = logging.getLogger(__name__)
 
@@ -93,6 +94,9 @@ def service_problem(error: ServiceError) -> Problem:
         return not_found(error.message)
     if error.fault is Fault.CONFLICT:
         return Problem(409, error.title or "Conflict", error.message, type_=CONFLICT)
+    if error.fault is Fault.BUSY:  # someone else is making it: come back, do not search too
+        return Problem(503, error.title or "Service Unavailable", error.message, type_=BUSY,
+                       headers={"Retry-After": str(error.retry_after or 1)})
     if parameter is not None:
         return invalid(error.message, parameter=parameter)
     return invalid(error.message, pointer=pointer(error.field))

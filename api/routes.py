@@ -169,6 +169,20 @@ def post_moves() -> Response:
     return respond(position.document)
 
 
+def post_hint() -> Response:
+    """The next action of a winning line (about a second of search at most)."""
+    body = json_body("HintRequest")
+    document = state().puzzles.hint(variant=body["variant"], deal=body["deal"],
+                                    moves=body["moves"], options=body.get("options"),
+                                    token=body.get("token"))
+    return respond(document, headers={"Cache-Control": "no-store"})
+
+
+def get_solution(date: str, slug: str) -> Response:
+    """The shortest winning line known for a past day's puzzle (final: cached for a year)."""
+    return respond(state().puzzles.solution(date, slug), headers={"Cache-Control": IMMUTABLE})
+
+
 def post_start(date: str, slug: str) -> Response:
     """A start token for today's puzzle."""
     return respond(state().puzzles.start(date, slug))
@@ -197,6 +211,10 @@ def get_openapi() -> Response:
     api = state()
     return respond(openapi_document(api.settings, api.operations))
 
+
+BEING_PREPARED: Final = ("The puzzle is being made and certified by another request: try again "
+                         "after the seconds in Retry-After.", "Problem")
+"""The answer of every route that may have to make a day's puzzle first."""
 
 PAGE_PARAMETERS: Final = (
     {"name": "page", "in": "query", "required": False,
@@ -231,11 +249,11 @@ def build_routes(settings: Settings) -> Routes:
          422: ("Not a game number PySolFC accepts.", "Problem")})
     add("GET", "/daily/{slug}", get_daily, "Today's puzzle (the UTC day).",
         {200: ("The puzzle.", "Puzzle"), 304: ("Not modified.", None),
-         404: ("No such variant.", "Problem")})
+         404: ("No such variant.", "Problem"), 503: BEING_PREPARED})
     add("GET", "/puzzles/{date}/{slug}", get_puzzle, "The puzzle of a day.",
         {200: ("The puzzle.", "Puzzle"), 304: ("Not modified.", None),
          404: ("No such variant, or no puzzle that day.", "Problem"),
-         422: ("Not a date.", "Problem")})
+         422: ("Not a date.", "Problem"), 503: BEING_PREPARED})
     add("POST", "/verify", post_verify,
         "Replay moves on a deal, check each, and score the game (the same document as "
         "gapgrid verify --json).",
@@ -248,10 +266,27 @@ def build_routes(settings: Settings) -> Routes:
         {200: ("The position: ok false and the index when a move is illegal.", "MovesResult"),
          422: ("The request is not well formed.", "Problem")},
         request_schema="MovesRequest")
+    add("POST", "/hint", post_hint,
+        "The next action of a winning line from the position some moves lead to, and how "
+        "many actions it has left; or lost; or unknown within about a second of search. With "
+        "today's start token, the hint is recorded and the game's submission is assisted.",
+        {200: ("The hint: ok false and the index when a move is illegal.", "HintResult"),
+         422: ("The request is not well formed, or the token is not this game's.", "Problem"),
+         503: ("Every hint search of this server is busy: try again after Retry-After.",
+               "Problem")},
+        request_schema="HintRequest")
+    add("GET", "/puzzles/{date}/{slug}/solution", get_solution,
+        "The shortest winning line known for a day's puzzle, once the day is over (UTC).",
+        {200: ("The solution.", "Solution"),
+         404: ("No such puzzle, a day not over yet (the detail says when it opens), or a "
+               "puzzle with no known win.", "Problem"),
+         422: ("Not a date.", "Problem"),
+         503: BEING_PREPARED})
     add("POST", "/puzzles/{date}/{slug}/start", post_start,
         "Start today's puzzle: a signed token that lets the server time the game.",
         {200: ("The token.", "StartToken"), 404: ("No such puzzle.", "Problem"),
-         409: ("The puzzle is closed.", "Problem"), 422: ("Not a date.", "Problem")})
+         409: ("The puzzle is closed.", "Problem"), 422: ("Not a date.", "Problem"),
+         503: BEING_PREPARED})
     add("POST", "/puzzles/{date}/{slug}/submissions", post_submission,
         "Submit moves for today's puzzle: replayed, scored, stored once per player.",
         {201: ("Stored: the result and the player's rank.", "SubmissionResult"),
@@ -260,13 +295,14 @@ def build_routes(settings: Settings) -> Routes:
          404: ("No such puzzle.", "Problem"),
          409: ("The player already submitted other moves, or the puzzle is closed.",
                "Problem"),
-         422: ("The request is not well formed.", "Problem")},
+         422: ("The request is not well formed.", "Problem"), 503: BEING_PREPARED},
         request_schema="SubmissionRequest")
     add("GET", "/puzzles/{date}/{slug}/leaderboard", get_leaderboard,
         f"A puzzle's ranking by the {settings.ranking} scoring scheme (GAPGRID_RANKING), "
         f"best first; ties share a rank.",
         {200: ("One page of the ranking.", "Leaderboard"),
-         404: ("No such puzzle.", "Problem"), 422: ("Bad date or page.", "Problem")},
+         404: ("No such puzzle.", "Problem"), 422: ("Bad date or page.", "Problem"),
+         503: BEING_PREPARED},
         query=PAGE_PARAMETERS)
     add("GET", "/openapi.json", get_openapi, "This API's OpenAPI 3.1 document.",
         {200: ("The document.", None)})

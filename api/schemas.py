@@ -10,6 +10,13 @@ import jsonschema
 
 from gapgrid.api.config import Settings
 from gapgrid.api.problems import INVALID_REQUEST, Problem, pointer
+from gapgrid.api.schemas_solving import (
+    CERTIFICATION_FIELDS,
+    HINT_RESULT,
+    LEADERBOARD_ENTRY_FIELDS,
+    SOLUTION,
+    hint_request,
+)
 from gapgrid.api.services.games import MAX_SECONDS
 from gapgrid.api.services.puzzles import PLAYER_PATTERN
 
@@ -80,6 +87,7 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
                           "description": "The token from .../start, to have the time scored."},
             },
         },
+        "HintRequest": hint_request(_game(settings)),
     }
 
 
@@ -273,6 +281,14 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         },
     },
 }
+
+
+# The solver's part (certificates, hints, solutions) is defined in schemas_solving.
+RESPONSE_SCHEMAS["Puzzle"]["properties"].update(CERTIFICATION_FIELDS)
+RESPONSE_SCHEMAS["Leaderboard"]["properties"]["par"] = CERTIFICATION_FIELDS["par"]
+RESPONSE_SCHEMAS["Leaderboard"]["properties"]["entries"]["items"]["properties"].update(
+    LEADERBOARD_ENTRY_FIELDS)
+RESPONSE_SCHEMAS.update({"HintResult": HINT_RESULT, "Solution": SOLUTION})
 
 
 class RequestValidator:

@@ -14,12 +14,27 @@ so a leaderboard can rank by whichever scheme the server is configured with
 numbers, ordered ascending, best first; it is stored as text whose byte
 order is the tuple's order (:func:`encode_sort_key`).
 
+Each puzzle has at most one certificate (``certificates``): whether a
+winning line is known, the shortest one known and its length (par), and the
+difficulty. A certificate is written with its puzzle, in the same
+transaction, or later for a puzzle stored before certification existed; it
+only ever improves (uncertified to certified, a longer line to a shorter
+one), and never for another game number than its puzzle's. While one
+process creates or certifies a puzzle it holds a lease on it (``leases``),
+so that other processes wait for its answer instead of searching too; a
+lease expires, so a crashed process blocks nobody for long. Hints asked with
+a start token are kept in ``hints``, by the token's digest, so that a
+submission made with that token is known to be assisted.
+
 Schema versions live in SQLite's ``user_version``. Version 1 (gapgrid
 0.1.0, ``user_version`` 0) kept only the ``par`` scheme's key, in four
 columns of ``submissions``; opening such a database migrates it to version 2
 in place, in one transaction: every submission, its id and its stored
 answer are kept, its ``par`` key comes from those columns and every other
-scheme's key from the scores in its stored answer.
+scheme's key from the scores in its stored answer. Version 3 adds the
+certificates, leases and hints, and forgets the stored ``par`` keys, whose
+ranking changed (the fair leaderboard): the service computes them again from
+the stored answers, as it does for any scheme a submission lacks a key for.
 """
 
 from __future__ import annotations
@@ -35,7 +50,7 @@ from typing import Any, Final
 
 import attrs
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The schema this code writes; see the module docstring."""
 
 SCHEMA: Final = (
@@ -68,8 +83,32 @@ SCHEMA: Final = (
     # puzzle_id is repeated here so that one index walk gives a puzzle's ranking
     """CREATE INDEX IF NOT EXISTS ranking_keys_order
     ON ranking_keys (puzzle_id, scheme, sort_key, submission_id)""",
+    """CREATE TABLE IF NOT EXISTS certificates (
+    puzzle_id TEXT PRIMARY KEY REFERENCES puzzles (id),
+    deal TEXT NOT NULL,
+    certified INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    par INTEGER,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS leases (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS hints (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    puzzle_id TEXT NOT NULL,
+    token_digest TEXT NOT NULL,
+    moves INTEGER NOT NULL,
+    asked_at TEXT NOT NULL
+)""",
+    "CREATE INDEX IF NOT EXISTS hints_by_token ON hints (token_digest)",
+    "CREATE INDEX IF NOT EXISTS certificates_by_deal ON certificates (deal)",
 )
-"""Version 2, statement by statement (they run inside one transaction)."""
+"""Version 3, statement by statement (they run inside one transaction)."""
 
 _KEY_BIAS: Final = 2**63
 _KEY_DIGITS: Final = 16
@@ -144,10 +183,31 @@ class NewSubmission:
     player: str
     moves_digest: str
     keys: Mapping[str, RankingKey]
-    """One entry per scoring scheme: ``{"par": RankingKey((0, 12, 0, 95500), 12), ...}``."""
+    """One entry per scoring scheme: ``{"par": RankingKey((0, 0, 12, 0, 95500), 12), ...}``."""
 
     body: dict[str, Any]
     created_at: str
+    winning_line: tuple[str, ...] | None = None
+    """For a won game, the actions in effect (undone ones left out): a winning line, which
+    lowers the puzzle's par when it is shorter than the shortest known."""
+
+
+@attrs.frozen
+class Certificate:
+    """A puzzle's certificate: whether a winning line is known, the shortest one, and the
+    rest of what certifying found (difficulty, the solver's figures)."""
+
+    puzzle_id: str
+    deal: str
+    """The game number the line is for: always the puzzle's own."""
+
+    certified: bool
+    line: tuple[str, ...]
+    par: int | None
+    """``len(line)`` when certified."""
+
+    body: dict[str, Any]
+    updated_at: str
 
 
 class Store:
@@ -220,6 +280,89 @@ class Store:
                                      (puzzle_id,)).fetchone()
         return json.loads(row[0])  # type: ignore[no-any-return]
 
+    def keep_certified_puzzle(self, puzzle_id: str, date: str, slug: str,
+                              body: dict[str, Any], certificate: Certificate, created_at: str,
+                              lease: str | None = None) -> tuple[dict[str, Any],
+                                                                 Certificate | None]:
+        """Store a new puzzle and its certificate together, unless the puzzle exists (first
+        wins); release ``lease``; return the stored puzzle and its certificate.
+
+        A certificate for another game number than the stored puzzle's (a
+        puzzle another process chose differently) is not stored.
+        """
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO puzzles (id, date, slug, body, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (puzzle_id, date, slug, json.dumps(body), created_at))
+            _keep_certificate(connection, certificate, created_at)
+            if lease is not None:
+                connection.execute("DELETE FROM leases WHERE name = ?", (lease,))
+            stored = _puzzle_and_certificate(connection, puzzle_id)
+        assert stored[0] is not None  # inserted above, or there already
+        return stored[0], stored[1]
+
+    def keep_certificate(self, certificate: Certificate, now: str,
+                         lease: str | None = None) -> Certificate | None:
+        """Store the certificate of a stored puzzle when it has none, or when it improves
+        the stored one; release ``lease``; return the certificate now stored."""
+        with self._write() as connection:
+            _keep_certificate(connection, certificate, now)
+            if lease is not None:
+                connection.execute("DELETE FROM leases WHERE name = ?", (lease,))
+            return _puzzle_and_certificate(connection, certificate.puzzle_id)[1]
+
+    def puzzle_and_certificate(self, puzzle_id: str) -> tuple[dict[str, Any] | None,
+                                                              Certificate | None]:
+        """The stored puzzle and its certificate (either may be missing), in one snapshot."""
+        with self._read() as connection:
+            return _puzzle_and_certificate(connection, puzzle_id)
+
+    def certified_lines(self, deal: str) -> list[tuple[dict[str, Any], Certificate]]:
+        """Every stored puzzle of game number ``deal`` that has a certified line, with it."""
+        with self._read() as connection:
+            ids = [row[0] for row in connection.execute(
+                "SELECT puzzle_id FROM certificates WHERE deal = ? AND certified", (deal,))]
+            found = [_puzzle_and_certificate(connection, puzzle) for puzzle in ids]
+        return [(body, certificate) for body, certificate in found
+                if body is not None and certificate is not None]
+
+    # -- leases ----------------------------------------------------------------
+
+    def take_lease(self, name: str, owner: str, seconds: float, now: float) -> float:
+        """Take the lease ``name`` for ``seconds`` from ``now`` (Unix time) unless another
+        owner holds it unexpired. Return 0 when taken, else the seconds the holder has left."""
+        with self._write() as connection:
+            row = connection.execute("SELECT owner, expires_at FROM leases WHERE name = ?",
+                                     (name,)).fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return float(row[1] - now)
+            connection.execute(
+                "INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT "
+                "(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at",
+                (name, owner, now + seconds))
+        return 0.0
+
+    def release_lease(self, name: str, owner: str) -> None:
+        """Give the lease back, if ``owner`` still holds it."""
+        with self._write() as connection:
+            connection.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
+
+    # -- hints -----------------------------------------------------------------
+
+    def record_hint(self, puzzle_id: str, token_digest: str, moves: int, asked_at: str) -> None:
+        """Keep a hint asked with the start token whose digest is ``token_digest``."""
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO hints (puzzle_id, token_digest, moves, asked_at) VALUES "
+                "(?, ?, ?, ?)", (puzzle_id, token_digest, moves, asked_at))
+
+    def hints_for(self, token_digest: str) -> int:
+        """How many hints were asked with the token whose digest is ``token_digest``."""
+        row = self._connection().execute("SELECT COUNT(*) FROM hints WHERE token_digest = ?",
+                                         (token_digest,)).fetchone()
+        return int(row[0])
+
     # -- submissions -----------------------------------------------------------
 
     def submit(self, new: NewSubmission) -> tuple[Submission, bool]:
@@ -234,6 +377,8 @@ class Store:
             created = cursor.rowcount == 1
             if created:
                 _insert_keys(connection, cursor.lastrowid, new.puzzle_id, new.keys)
+                if new.winning_line is not None:
+                    _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
             row = connection.execute(
                 "SELECT player, moves_digest, body FROM submissions "
                 "WHERE puzzle_id = ? AND player_key = ?",
@@ -305,6 +450,60 @@ def _insert_keys(connection: sqlite3.Connection, submission_id: int | None, puzz
          for scheme, key in keys.items()])
 
 
+def _keep_certificate(connection: sqlite3.Connection, certificate: Certificate,
+                      now: str) -> None:
+    """Insert ``certificate``, or let it replace the stored one if it is an improvement: a
+    certificate where there was none certified, or a shorter line; never for a game number
+    other than the stored puzzle's."""
+    row = connection.execute("SELECT json_extract(body, '$.deal') FROM puzzles WHERE id = ?",
+                             (certificate.puzzle_id,)).fetchone()
+    if row is None or row[0] != certificate.deal:
+        return
+    connection.execute(
+        "INSERT INTO certificates (puzzle_id, deal, certified, line, par, body, created_at, "
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (puzzle_id) DO UPDATE SET "
+        "certified = excluded.certified, line = excluded.line, par = excluded.par, "
+        "body = excluded.body, updated_at = excluded.updated_at "
+        "WHERE excluded.certified AND (NOT certificates.certified "
+        "OR excluded.par < certificates.par)",
+        (certificate.puzzle_id, certificate.deal, int(certificate.certified),
+         json.dumps(list(certificate.line)), certificate.par, json.dumps(certificate.body),
+         now, now))
+
+
+def _improve_line(connection: sqlite3.Connection, puzzle_id: str, line: Sequence[str],
+                  now: str) -> None:
+    """Make ``line`` (a verified winning line of the puzzle) its shortest known line if it
+    is shorter than the stored one, or if none was known (the puzzle is then certified by a
+    player: no difficulty, since no search rated it)."""
+    body = json.dumps({"difficulty": None, "solver_version": None, "tried": [],
+                       "line_from": "submission"})
+    connection.execute(
+        "INSERT INTO certificates (puzzle_id, deal, certified, line, par, body, created_at, "
+        "updated_at) SELECT id, json_extract(body, '$.deal'), 1, ?, ?, ?, ?, ? FROM puzzles "
+        "WHERE id = ? ON CONFLICT (puzzle_id) DO UPDATE SET certified = 1, "
+        "line = excluded.line, par = excluded.par, updated_at = excluded.updated_at, "
+        "body = json_set(certificates.body, '$.line_from', 'submission') "
+        "WHERE NOT certificates.certified OR certificates.par > excluded.par",
+        (json.dumps(list(line)), len(line), body, now, now, puzzle_id))
+
+
+def _puzzle_and_certificate(connection: sqlite3.Connection, puzzle_id: str
+                            ) -> tuple[dict[str, Any] | None, Certificate | None]:
+    row = connection.execute(
+        "SELECT p.body, c.deal, c.certified, c.line, c.par, c.body, c.updated_at "
+        "FROM puzzles AS p LEFT JOIN certificates AS c ON c.puzzle_id = p.id "
+        "WHERE p.id = ?", (puzzle_id,)).fetchone()
+    if row is None:
+        return None, None
+    body = dict(json.loads(row[0]))
+    if row[1] is None:
+        return body, None
+    return body, Certificate(puzzle_id=puzzle_id, deal=row[1], certified=bool(row[2]),
+                             line=tuple(json.loads(row[3])), par=row[4],
+                             body=dict(json.loads(row[5])), updated_at=row[6])
+
+
 # -- schema versions -------------------------------------------------------------------------
 
 
@@ -317,8 +516,14 @@ def _upgrade(connection: sqlite3.Connection) -> None:
     columns = {row[1] for row in connection.execute("PRAGMA table_info(submissions)")}
     if version < SCHEMA_VERSION and "lost" in columns:
         _migrate_from_version_1(connection)
+    tables = {row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
     for statement in SCHEMA:
         connection.execute(statement)
+    if version < 3 and "ranking_keys" in tables:
+        # the par ranking changed in version 3: its keys are computed again from the
+        # stored answers (PuzzleService ranks every submission that lacks a key)
+        connection.execute("DELETE FROM ranking_keys WHERE scheme = 'par'")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from gapgrid.core import runs
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState
 from gapgrid.core.notation import Action
@@ -53,6 +54,10 @@ class ReplayResult:
     undos: int
     """Undos applied."""
 
+    start_cards_in_sequence: int = 0
+    """Cards in runs in the position the replay started from, so that a score can tell
+    whether the game made progress."""
+
     @property
     def ok(self) -> bool:
         """Tell whether every action was legal."""
@@ -75,6 +80,7 @@ def replay_from(state: GameState, actions: Sequence[Action]) -> ReplayResult:
 
 
 def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
+    start_in_sequence = runs.cards_in_sequence(engine.rules.layout, engine.cells)
     error = None
     applied = 0
     apply = engine.apply
@@ -85,4 +91,5 @@ def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
             break
         applied += 1
     return ReplayResult(state=engine.snapshot(), applied=applied, error=error,
-                        moves_made=engine.moves_made, undos=engine.undos)
+                        moves_made=engine.moves_made, undos=engine.undos,
+                        start_cards_in_sequence=start_in_sequence)

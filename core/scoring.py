@@ -57,16 +57,33 @@ class GameSummary:
     timed: bool = False
     """Whether the game was played in the timed mode (a 3-minute allowance)."""
 
+    start_cards_in_sequence: int = 0
+    """Cards in runs when the game started (the deal's), to tell progress from none."""
+
+    assisted: bool = False
+    """Whether the player asked for hints (a daily puzzle's start token records them)."""
+
     @classmethod
     def from_replay(cls, result: ReplayResult, elapsed: float | None = None,
-                    timed: bool = False) -> GameSummary:
+                    timed: bool = False, assisted: bool = False) -> GameSummary:
         """Summarise a replay (it should be ``ok``: scores of a refused game mean nothing)."""
         state = result.state
         layout, cells = state.rules.layout, state.board.cells
         return cls(won=result.won, cards_in_sequence=runs.cards_in_sequence(layout, cells),
                    finished_rows=runs.finished_rows(layout, cells), rows=layout.rows,
                    redeals_allowed=state.rules.redeals, redeals_used=state.redeals_used,
-                   undos=result.undos, moves=result.moves_made, elapsed=elapsed, timed=timed)
+                   undos=result.undos, moves=result.moves_made, elapsed=elapsed, timed=timed,
+                   start_cards_in_sequence=result.start_cards_in_sequence, assisted=assisted)
+
+    @property
+    def actions(self) -> int:
+        """Card moves and redeals: what a winning line is measured in (par)."""
+        return self.moves + self.redeals_used
+
+    @property
+    def progress(self) -> bool:
+        """Whether the game got anywhere: won, or more cards in runs than at the start."""
+        return self.won or self.cards_in_sequence > self.start_cards_in_sequence
 
     @property
     def unused_redeals(self) -> int:

@@ -28,12 +28,17 @@ class Fault(enum.Enum):
     CONFLICT = "conflict"
     """The request contradicts what is stored (a second, different submission; a closed day)."""
 
+    BUSY = "busy"
+    """Another request is making what this one asks for (a puzzle being certified), or the
+    server has no room for the search right now: try again after ``retry_after`` seconds."""
+
 
 class ServiceError(Exception):
     """A request a use case refuses, with the reason for people and the faulty field."""
 
     def __init__(self, message: str, *, fault: Fault = Fault.INVALID,
-                 field: tuple[str | int, ...] = (), title: str | None = None) -> None:
+                 field: tuple[str | int, ...] = (), title: str | None = None,
+                 retry_after: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.fault = fault
@@ -41,6 +46,8 @@ class ServiceError(Exception):
         """Path of the faulty value in the request (empty: the request as a whole)."""
         self.title = title
         """A short heading for the fault, when the generic one says too little."""
+        self.retry_after = retry_after
+        """For :attr:`Fault.BUSY`: whole seconds after which trying again makes sense."""
 
 
 def invalid(message: str, *field: str | int) -> ServiceError:

@@ -162,12 +162,14 @@ class Verification:
 
 def verify(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[str],
            options: Mapping[str, str | int] | None = None, scoring: Sequence[str] = (),
-           elapsed: float | None = None, timed: bool = False) -> Verification:
+           elapsed: float | None = None, timed: bool = False,
+           assisted: bool = False) -> Verification:
     """Replay ``moves`` on game ``deal`` of ``variant``, check each, and score the game.
 
     ``scoring`` chooses the schemes (none named: every one); ``elapsed`` is
     the game's time in seconds, when known, and ``timed`` says it was played
-    in the timed mode. Both only change the scores.
+    in the timed mode; ``assisted`` that hints were asked for. They only change the
+    scores.
     """
     rules = game_rules(catalogue, variant, options)
     game = game_number(deal)
@@ -175,7 +177,7 @@ def verify(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[str
     schemes = scoring_schemes(catalogue, scoring)
     seconds = game_time(elapsed)
     result = replay(rules, game, actions)
-    summary = GameSummary.from_replay(result, elapsed=seconds, timed=timed)
+    summary = GameSummary.from_replay(result, elapsed=seconds, timed=timed, assisted=assisted)
     return Verification(rules, game, result, _scored(rules, game, result, summary, schemes))
 
 

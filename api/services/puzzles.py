@@ -1,25 +1,46 @@
-"""Use cases of the daily puzzles: a day's puzzle, start tokens, submissions, leaderboards.
+"""Use cases of the daily puzzles: a day's puzzle, its solution, start tokens, hints,
+submissions, leaderboards, and preparing the coming days.
 
-A day's game number comes from an HMAC of the date and the variant under the
-server's secret, so nobody can tell tomorrow's puzzle from public data. It
-lies where PySolFC draws its own random game numbers (10**16 to 10**20),
-so the same puzzle can be played in PySolFC by number. The first time a
-puzzle is served it is stored, and from then on the stored puzzle is what
-everyone gets, whatever changes in the code later.
+A day's game number comes from an HMAC of the date, the variant and an
+attempt counter under the server's secret, so nobody can tell tomorrow's
+puzzle from public data. It lies where PySolFC draws its own random game
+numbers (10**16 to 10**20), so the same puzzle can be played in PySolFC by
+number. Candidates are solved in turn and the first one won becomes the
+puzzle, certified, with its line (:mod:`gapgrid.api.services.certify`). The
+first time a puzzle is needed it is stored, and from then on the stored
+puzzle is what everyone gets, whatever changes in the code later; a puzzle
+stored before certification existed keeps its number and is certified the
+next time it is served.
+
+Making a puzzle is bounded: a request spends at most ``GAPGRID_CERTIFY_SECONDS``
+of search on it (``gapgrid puzzles prepare`` does it ahead, with more), and
+holds a lease on it in the database meanwhile, so that concurrent requests,
+in any process, wait for its answer or are told to come back (a
+:attr:`~gapgrid.api.services.errors.Fault.BUSY` refusal, a 503 over HTTP)
+instead of searching too. The uniqueness of a day's puzzle is the schema's:
+whatever happens, one puzzle per day and variant is ever stored.
 
 :class:`PuzzleService` holds what these use cases share (settings, the
 catalogue, the store, the clock) and is the only way the command line and the
 HTTP API reach them. Submissions are verified with every scoring scheme and
 stored with each scheme's sort key; leaderboards rank by the scheme the
-settings name (``GAPGRID_RANKING``).
+settings name (``GAPGRID_RANKING``). A submission made with a start token
+that hints were asked with is ``assisted``; a won one that is shorter than the
+puzzle's par lowers it.
 """
 
 from __future__ import annotations
 
 import datetime
 import hashlib
-import hmac
+import math
+import os
 import re
+import secrets
+import socket
+import threading
+import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -28,21 +49,45 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from gapgrid.api.config import ConfigError, Settings
 from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
-from gapgrid.api.services import games
+from gapgrid.api.services import certify, games, solving
+from gapgrid.api.services.difficulty_table import CALIBRATION
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
-from gapgrid.api.store import NewSubmission, RankingKey, Store, UnrankedSubmission
+from gapgrid.api.store import (
+    Certificate,
+    NewSubmission,
+    RankingKey,
+    Store,
+    UnrankedSubmission,
+)
+from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue
-from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.dealnumber import DealNumber, parse_deal_number
 from gapgrid.core.game import new_game
+from gapgrid.core.notation import parse_actions
 from gapgrid.core.registry import PresetInfo, VariantInfo
 from gapgrid.core.rules import UNLIMITED
+from gapgrid.core.runs import cards_in_sequence
 from gapgrid.core.scoring import GameSummary
 
 RULES_VERSION: Final = "1"
 """Bumped whenever a rule of an existing variant changes; stored with each puzzle."""
 
-LOWEST_NUMBER: Final = 10**16
-HIGHEST_NUMBER: Final = 10**20 - 1
+LOWEST_NUMBER: Final = certify.LOWEST_NUMBER
+HIGHEST_NUMBER: Final = certify.HIGHEST_NUMBER
+
+WAIT_SECONDS: Final = 2.0
+"""How long a request waits for a puzzle another request is making before it is told to
+come back (a request must not hold a server thread for a whole search)."""
+
+POLL_SECONDS: Final = 0.1
+"""How often a waiting request looks whether the puzzle is there."""
+
+HINT_SEARCHES: Final = 2
+"""Hint searches one process runs at once; more would only share the same cores."""
+
+PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=300.0, max_candidates=200,
+                                              shorten_seconds=3.0)
+"""What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise."""
 
 MAX_PER_PAGE: Final = 100
 """Most leaderboard lines in one page."""
@@ -63,11 +108,9 @@ def puzzle_id(date: datetime.date, slug: str) -> str:
 
 
 def puzzle_deal(secret: str, date: datetime.date, slug: str) -> DealNumber:
-    """The game number of the puzzle of ``slug`` on ``date`` under ``secret``."""
-    digest = hmac.new(secret.encode("utf-8"), f"gapgrid-daily|{date.isoformat()}|{slug}".encode(),
-                      hashlib.sha256).digest()
-    span = HIGHEST_NUMBER - LOWEST_NUMBER + 1
-    return DealNumber(LOWEST_NUMBER + int.from_bytes(digest, "big") % span)
+    """The first candidate number of the puzzle of ``slug`` on ``date`` under ``secret``
+    (gapgrid 0.1.0's puzzle for the day)."""
+    return certify.candidate_deal(secret, date, slug, 0)
 
 
 def day_bounds(date: datetime.date) -> tuple[datetime.datetime, datetime.datetime]:
@@ -90,9 +133,12 @@ def pysolfc_instructions(entry: VariantInfo | PresetInfo, deal: DealNumber) -> s
 
 
 def make_puzzle(catalogue: Catalogue, secret: str, date: datetime.date,
-                entry: VariantInfo | PresetInfo) -> dict[str, Any]:
-    """A new puzzle document for ``entry`` on ``date``."""
-    deal = puzzle_deal(secret, date, entry.slug)
+                entry: VariantInfo | PresetInfo, deal: DealNumber | None = None
+                ) -> dict[str, Any]:
+    """A new puzzle document for ``entry`` on ``date``: game ``deal``, by default the
+    day's first candidate."""
+    if deal is None:
+        deal = puzzle_deal(secret, date, entry.slug)
     rules = catalogue.rules(entry.slug)
     starts, ends = day_bounds(date)
     return {
@@ -116,9 +162,11 @@ def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
-def summary_of_answer(body: Mapping[str, Any]) -> GameSummary:
+def summary_of_answer(body: Mapping[str, Any], start_cards_in_sequence: int = 0
+                      ) -> GameSummary:
     """The game summary a stored submission answer describes, to score it with a scheme
-    that was not loaded when it was stored (the answer holds every summary term)."""
+    that was not loaded when it was stored (the answer holds every summary term but the
+    deal's cards in sequence, which the puzzle's rows give: ``start_cards_in_sequence``)."""
     result, elapsed = body["result"], body.get("elapsed_seconds")
     scores = result["scores"]
     left = result["redeals_left"]
@@ -127,7 +175,55 @@ def summary_of_answer(body: Mapping[str, Any]) -> GameSummary:
         finished_rows=scores["finished_rows"], rows=len(result["rows"]),
         redeals_allowed=UNLIMITED if left == "unlimited" else result["redeals_used"] + left,
         redeals_used=result["redeals_used"], undos=scores["undos"], moves=scores["moves"],
-        elapsed=None if elapsed is None else float(elapsed))
+        elapsed=None if elapsed is None else float(elapsed),
+        start_cards_in_sequence=start_cards_in_sequence,
+        assisted=bool(body.get("assisted", False)))
+
+
+def token_digest(token: str) -> str:
+    """What hints are recorded under: a start token's SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def lease_owner() -> str:
+    """A name for this service's leases: the machine, the process and a random part."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def puzzle_document(body: Mapping[str, Any], certificate: Certificate | None
+                    ) -> dict[str, Any]:
+    """A stored puzzle as it is served: with ``certified``, ``par`` and ``difficulty``
+    (``{"label", "value"}``, or null when unrated); never the line."""
+    document = dict(body)
+    certified = certificate is not None and certificate.certified
+    rating = certificate.body.get("difficulty") if certificate is not None else None
+    document["certified"] = certified
+    document["par"] = certificate.par if certificate is not None and certified else None
+    document["difficulty"] = ({"label": rating["label"], "value": rating["value"]}
+                              if certified and rating and rating.get("label") else None)
+    return document
+
+
+def new_certificate(puzzle: str, found: certify.Certificate, now: str) -> Certificate:
+    """What the store keeps of a certification."""
+    return Certificate(puzzle_id=puzzle, deal=str(found.deal), certified=found.certified,
+                       line=found.line, par=found.par, body=found.body(), updated_at=now)
+
+
+@attrs.frozen
+class Prepared:
+    """What preparing one puzzle did."""
+
+    document: dict[str, Any]
+    """The puzzle as it will be served."""
+
+    action: str
+    """``created``, ``certified`` (a stored puzzle's number), ``kept`` (certified already)
+    or ``uncertified`` (no win found within the budget)."""
+
+    seconds: float
+    tried: int
+    """Candidates searched."""
 
 
 @attrs.frozen
@@ -160,13 +256,34 @@ class PuzzleService:
 
     tokens: URLSafeTimedSerializer
 
+    wait_seconds: float = WAIT_SECONDS
+    """How long to wait for a puzzle another request is making (the command line waits
+    longer than a web request)."""
+
+    owner: str = attrs.field(factory=lease_owner)
+    """This service's name on the leases it takes (each request adds a part of its own)."""
+
+    wall_clock: Callable[[], float] = time.time
+    """Unix time, for leases, which other processes read: never the replaceable clock."""
+
+    lines: solving.LineMemo = attrs.field(factory=solving.LineMemo)
+    """Winning lines found by hints, so that following a hint continues its line."""
+
+    hint_searches: threading.BoundedSemaphore = attrs.field(
+        factory=lambda: threading.BoundedSemaphore(HINT_SEARCHES))
+
+    calibration: Mapping[str, Any] = CALIBRATION
+    """The difficulty calibration puzzles are rated with."""
+
     @classmethod
     def open(cls, settings: Settings, catalogue: Catalogue,
-             clock: Callable[[], datetime.datetime] = utc_now) -> PuzzleService:
+             clock: Callable[[], datetime.datetime] = utc_now,
+             wait_seconds: float = WAIT_SECONDS) -> PuzzleService:
         """Open the database of ``settings`` (creating or upgrading it) and serve from it."""
         return cls(settings=settings, catalogue=catalogue, store=Store(settings.database),
                    clock=clock, tokens=URLSafeTimedSerializer(settings.secret_key,
-                                                              salt=TOKEN_SALT))
+                                                              salt=TOKEN_SALT),
+                   wait_seconds=wait_seconds)
 
     # -- days ------------------------------------------------------------------
 
@@ -199,19 +316,91 @@ class PuzzleService:
     # -- puzzles ---------------------------------------------------------------
 
     def puzzle(self, day: str | None, variant: str) -> Served:
-        """The puzzle of ``variant`` on ``day`` (``None``: today), stored on first use."""
+        """The puzzle of ``variant`` on ``day`` (``None``: today), stored and certified on
+        first use (within the request budget)."""
         date = self.served(self.today()) if day is None else self.day(day)
-        return Served(date, self._stored_puzzle(date, games.find_entry(self.catalogue, variant)))
+        body, certificate = self._certified(date, games.find_entry(self.catalogue, variant))
+        return Served(date, puzzle_document(body, certificate))
 
-    def _stored_puzzle(self, date: datetime.date, entry: VariantInfo | PresetInfo
-                       ) -> dict[str, Any]:
-        stored = self.store.puzzle(puzzle_id(date, entry.slug))
-        if stored is not None:
-            return stored
-        return self.store.keep_puzzle(
-            puzzle_id(date, entry.slug), date.isoformat(), entry.slug,
-            make_puzzle(self.catalogue, self.settings.secret_key, date, entry),
-            iso(self.clock()))
+    def request_budget(self) -> certify.CertifyBudget | None:
+        """What a request may spend making a puzzle: ``GAPGRID_CERTIFY_SECONDS`` of search
+        (None when that is 0: puzzles are then made without a search)."""
+        seconds = self.settings.certify_seconds
+        if seconds <= 0:
+            return None
+        return certify.CertifyBudget(total_seconds=seconds, shorten_seconds=1.0)
+
+    def _certified(self, date: datetime.date, entry: VariantInfo | PresetInfo,
+                   budget: certify.CertifyBudget | None = None, *, again: bool = False,
+                   ) -> tuple[dict[str, Any], Certificate | None]:
+        """The stored puzzle and its certificate, making either when missing.
+
+        With ``again``, a stored certificate that is not certified is tried
+        again (``gapgrid puzzles prepare``, with a larger budget).
+        """
+        pid = puzzle_id(date, entry.slug)
+        body, certificate = self.store.puzzle_and_certificate(pid)
+        if body is not None and not self._wanted(certificate, again):
+            return body, certificate
+        budget = budget if budget is not None else self.request_budget()
+        if budget is None:  # no search at request time: make the puzzle uncertified
+            if body is None:
+                body = self.store.keep_puzzle(
+                    pid, date.isoformat(), entry.slug,
+                    make_puzzle(self.catalogue, self.settings.secret_key, date, entry),
+                    iso(self.clock()))
+                body, certificate = self.store.puzzle_and_certificate(pid)
+                assert body is not None
+            return body, certificate
+        lease = f"puzzle:{pid}"
+        owner = f"{self.owner}:{uuid.uuid4().hex[:8]}"  # this request: threads are apart too
+        self._take_lease(lease, owner, budget, pid, again)
+        try:
+            body, certificate = self.store.puzzle_and_certificate(pid)  # done meanwhile?
+            if body is not None and not self._wanted(certificate, again):
+                return body, certificate
+            rules = self.catalogue.rules(entry.slug)
+            if body is None:
+                found = certify.certify_day(rules, entry.slug, self.settings.secret_key, date,
+                                            budget, self.calibration)
+                made = make_puzzle(self.catalogue, self.settings.secret_key, date, entry,
+                                   found.deal)
+                now = iso(self.clock())
+                return self.store.keep_certified_puzzle(
+                    pid, date.isoformat(), entry.slug, made, new_certificate(pid, found, now),
+                    now, lease=lease)
+            found = certify.certify_number(rules, entry.slug, parse_deal_number(body["deal"]),
+                                           budget, self.calibration)
+            kept = self.store.keep_certificate(new_certificate(pid, found, iso(self.clock())),
+                                               iso(self.clock()), lease=lease)
+            return body, kept
+        finally:
+            self.store.release_lease(lease, owner)
+
+    @staticmethod
+    def _wanted(certificate: Certificate | None, again: bool) -> bool:
+        """Whether a stored puzzle with ``certificate`` needs certifying."""
+        return certificate is None or (again and not certificate.certified)
+
+    def _take_lease(self, lease: str, owner: str, budget: certify.CertifyBudget, pid: str,
+                    again: bool) -> None:
+        """Hold ``lease`` as ``owner`` for the work ``budget`` allows, waiting up to
+        :attr:`wait_seconds` while another holds it; refuse as busy when it is still held
+        then."""
+        deadline = self.wall_clock() + self.wait_seconds
+        while True:
+            left = self.store.take_lease(lease, owner, budget.most_seconds, self.wall_clock())
+            if left == 0:
+                return
+            body, certificate = self.store.puzzle_and_certificate(pid)
+            if body is not None and not self._wanted(certificate, again):
+                return  # made meanwhile: the caller finds it
+            if self.wall_clock() >= deadline:
+                retry = max(1, math.ceil(min(left, budget.most_seconds)))
+                raise ServiceError(f"the puzzle {pid} is being prepared by another request; "
+                                   f"try again in {retry} s", fault=Fault.BUSY,
+                                   title="Puzzle being prepared", retry_after=retry)
+            time.sleep(POLL_SECONDS)
 
     def _live_puzzle(self, day: str, variant: str) -> dict[str, Any]:
         """Today's puzzle, for start and submissions; a conflict for a day that is over."""
@@ -223,13 +412,122 @@ class PuzzleService:
                                field=("date",), title="Puzzle closed")
         return served.document
 
+    def solution(self, day: str, variant: str) -> dict[str, Any]:
+        """The shortest winning line known for the puzzle of ``day``, once the day is over
+        (UTC); before then a not-found refusal that says when it opens.
+
+        ``{"puzzle", "date", "variant", "deal", "options", "certified", "par", "line",
+        "difficulty", "solver_version", "line_from"}``; ``line_from`` says whether the line
+        is the solver's or a player's shorter one.
+        """
+        date = self.day(day)
+        entry = games.find_entry(self.catalogue, variant)
+        _, ends = day_bounds(date)
+        if self.clock() < ends:
+            raise ServiceError(f"the solution of the {entry.slug} puzzle of {date} opens when "
+                               f"the day is over, at {iso(ends)} (UTC)",
+                               fault=Fault.NOT_FOUND, field=("date",),
+                               title="Solution not open yet")
+        body, certificate = self._certified(date, entry)
+        if certificate is None or not certificate.certified:
+            raise ServiceError(f"no winning line is known for the {entry.slug} puzzle of "
+                               f"{date}: it is not certified", fault=Fault.NOT_FOUND,
+                               field=("date",), title="No solution known")
+        document = puzzle_document(body, certificate)
+        return {"puzzle": body["id"], "date": body["date"], "variant": body["variant"],
+                "deal": body["deal"], "options": body["options"], "certified": True,
+                "par": certificate.par, "line": list(certificate.line),
+                "difficulty": document["difficulty"],
+                "solver_version": certificate.body.get("solver_version"),
+                "line_from": certificate.body.get("line_from", "solver")}
+
+    def prepare(self, date: datetime.date, variant: str,
+                budget: certify.CertifyBudget = PREPARE_BUDGET) -> Prepared:
+        """Create and certify the puzzle of ``variant`` on ``date`` ahead of time (any day,
+        future ones included), or certify a stored one that is not; within ``budget``."""
+        entry = games.find_entry(self.catalogue, variant)
+        started = time.monotonic()
+        before_body, before = self.store.puzzle_and_certificate(puzzle_id(date, entry.slug))
+        body, certificate = self._certified(date, entry, budget, again=True)
+        tried = len(certificate.body.get("tried", [])) if certificate is not None else 0
+        if before is not None and before.certified:
+            action, tried = "kept", 0
+        elif certificate is None or not certificate.certified:
+            action = "uncertified"
+        else:
+            action = "created" if before_body is None else "certified"
+        return Prepared(puzzle_document(body, certificate), action,
+                        round(time.monotonic() - started, 3), tried)
+
+    # -- hints -----------------------------------------------------------------
+
+    def hint(self, *, variant: str, deal: str, moves: Sequence[str],
+             options: Mapping[str, str | int] | None = None, token: str | None = None
+             ) -> dict[str, Any]:
+        """The next action of a winning line from the position ``moves`` lead to, within
+        about a second (:data:`gapgrid.api.services.solving.HINT_SECONDS`).
+
+        A position on a certified puzzle's line is answered from that line. With
+        the ``token`` of today's puzzle, the hint is recorded against it, and a
+        submission made with that token is ``assisted``.
+        """
+        position = solving.replayed(self.catalogue, variant=variant, deal=deal, moves=moves,
+                                    options=options)
+        puzzle = None if token is None else self._token_puzzle(token, position)
+        known = self._known_lines(position)
+        if not self.hint_searches.acquire(timeout=solving.HINT_SECONDS):
+            raise ServiceError("every hint search of this server is busy; try again in a "
+                               "second", fault=Fault.BUSY, title="Hints busy", retry_after=1)
+        try:
+            document = solving.hint(position, seconds=solving.HINT_SECONDS, known=known,
+                                    memo=self.lines).document
+        finally:
+            self.hint_searches.release()
+        document["assisted"] = False
+        if puzzle is not None and token is not None and position.result.ok:
+            self.store.record_hint(puzzle, token_digest(token), position.result.applied,
+                                   iso(self.clock()))
+            document["assisted"] = True
+        return document
+
+    def _token_puzzle(self, token: str, position: solving.Replayed) -> str:
+        """The puzzle a start token is for, which must be the game of ``position``."""
+        try:
+            payload = self.tokens.loads(token, max_age=self.settings.token_max_age)
+        except SignatureExpired:
+            raise invalid("the start token has expired", "token") from None
+        except BadSignature:
+            raise invalid("the start token is not valid", "token") from None
+        puzzle = payload.get("p") if isinstance(payload, dict) else None
+        body = self.store.puzzle(puzzle) if isinstance(puzzle, str) else None
+        if body is None or (body["variant"], body["deal"], dict(body["options"])) != (
+                position.rules.slug, str(position.deal), dict(position.rules.options)):
+            raise invalid("the start token is for another game than this hint's", "token")
+        return str(puzzle)
+
+    def _known_lines(self, position: solving.Replayed) -> list[solving.KnownLine]:
+        """The certified lines of stored puzzles of this game (variant, options, number)."""
+        if position.deal is None:
+            return []
+        known = []
+        for body, certificate in self.store.certified_lines(str(position.deal)):
+            if (body["variant"], dict(body["options"])) != (position.rules.slug,
+                                                            dict(position.rules.options)):
+                continue
+            known.append(solving.KnownLine(new_game(position.rules, position.deal),
+                                           tuple(parse_actions(certificate.line))))
+        return known
+
     # -- start and submit ------------------------------------------------------
 
     def start(self, day: str, variant: str) -> dict[str, Any]:
         """A signed start token for today's puzzle, so the server times the game."""
         puzzle = self._live_puzzle(day, variant)
         now = self.clock()
-        token = self.tokens.dumps({"p": puzzle["id"], "t": int(now.timestamp() * 1000)})
+        # the random part keeps two games started in the same millisecond apart (hints are
+        # recorded by token)
+        token = self.tokens.dumps({"p": puzzle["id"], "t": int(now.timestamp() * 1000),
+                                   "n": secrets.token_hex(6)})
         return {"puzzle": puzzle["id"], "token": token, "started_at": iso(now),
                 "expires_in": self.settings.token_max_age}
 
@@ -260,25 +558,28 @@ class PuzzleService:
                           f"space", "player")
         actions = games.actions_of(moves)
         elapsed = None if token is None else self.token_elapsed(token, puzzle["id"])
+        assisted = token is not None and self.store.hints_for(token_digest(token)) > 0
         verified = games.verify(self.catalogue, variant=puzzle["variant"], deal=puzzle["deal"],
                                 moves=[str(action) for action in actions],
-                                options=puzzle["options"], elapsed=elapsed)
+                                options=puzzle["options"], elapsed=elapsed, assisted=assisted)
         report = verified.document
         if not verified.ok:
             return Submitted({"puzzle": puzzle["id"], "player": player, "stored": False,
                               "submitted_at": None, "elapsed_seconds": elapsed,
-                              "result": report, "rank": None,
+                              "assisted": assisted, "result": report, "rank": None,
                               "players": self.store.count(puzzle["id"])}, created=False)
         digest = hashlib.sha256("\n".join(str(action) for action in actions).encode()
                                 ).hexdigest()
         document = {"puzzle": puzzle["id"], "player": player, "stored": True,
                     "submitted_at": iso(self.clock()), "elapsed_seconds": elapsed,
-                    "result": report}
+                    "assisted": assisted, "result": report}
         keys = {name: RankingKey(tuple(score["sort_key"]), score["total"])
                 for name, score in report["scores"].items() if name in self.catalogue.scoring}
+        line = verified.result.state.actions() if verified.result.won else None
         stored, created = self.store.submit(NewSubmission(
             puzzle_id=puzzle["id"], player=player, moves_digest=digest, keys=keys,
-            body=document, created_at=document["submitted_at"]))
+            body=document, created_at=document["submitted_at"],
+            winning_line=None if line is None else tuple(str(action) for action in line)))
         if not created and stored.moves_digest != digest:
             raise ServiceError(f"{stored.player} already has a submission for {puzzle['id']}; "
                                f"the first verified submission is the one that counts",
@@ -303,14 +604,23 @@ class PuzzleService:
         self._rank_everyone(puzzle["id"])
         ranked, total = self.store.leaderboard(puzzle["id"], scheme, (page - 1) * per_page,
                                                per_page)
-        entries = [{"rank": line.rank, "player": line.player,
-                    "won": line.body["result"]["won"],
-                    "moves": line.body["result"]["scores"]["moves"],
-                    "seconds": line.body.get("elapsed_seconds"),
-                    "submitted_at": line.created_at, "score": line.total}
-                   for line in ranked]
-        return {"puzzle": puzzle["id"], "ranking": scheme, "page": page, "per_page": per_page,
-                "total": total, "entries": entries, "more": page * per_page < total}
+        par = puzzle["par"]
+        entries = []
+        for line in ranked:
+            result = line.body["result"]
+            scores = result["scores"]
+            actions = scores["moves"] + result["redeals_used"]
+            entries.append({
+                "rank": line.rank, "player": line.player, "won": result["won"],
+                "moves": scores["moves"], "actions": actions,
+                "cards_in_sequence": scores["cards_in_sequence"],
+                "assisted": bool(line.body.get("assisted", False)),
+                "at_par": bool(result["won"] and par is not None and actions <= par),
+                "seconds": line.body.get("elapsed_seconds"),
+                "submitted_at": line.created_at, "score": line.total})
+        return {"puzzle": puzzle["id"], "ranking": scheme, "par": par, "page": page,
+                "per_page": per_page, "total": total, "entries": entries,
+                "more": page * per_page < total}
 
     def _rank_everyone(self, puzzle: str) -> None:
         """Give every submission of ``puzzle`` a key for the ranking scheme.
@@ -325,11 +635,20 @@ class PuzzleService:
         if not missing:
             return
         info = self.catalogue.scoring[scheme]
+        start = self._start_cards_in_sequence(puzzle)
         keys: list[tuple[UnrankedSubmission, str, RankingKey]] = []
         for submission in missing:
-            score = info.scheme.score(summary_of_answer(submission.body))
+            score = info.scheme.score(summary_of_answer(submission.body, start))
             keys.append((submission, scheme, RankingKey(tuple(score.sort_key), score.total)))
         self.store.add_keys(keys)
+
+    def _start_cards_in_sequence(self, puzzle: str) -> int:
+        """The cards in sequence in a stored puzzle's deal (its rows)."""
+        body = self.store.puzzle(puzzle)
+        if body is None:
+            return 0
+        rules = self.catalogue.rules(body["variant"], body["options"])
+        return cards_in_sequence(rules.layout, Board.from_rows(rules.layout, body["rows"]).cells)
 
 
 def check_ranking(settings: Settings, catalogue: Catalogue) -> None:

@@ -117,11 +117,7 @@ def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: 
     number), and for rows that are not the cards a deal of ``variant``
     holds, each once (twice with two decks), with the gaps a deal has.
     """
-    rules = games.game_rules(catalogue, variant, options)
-    if rules.redeals != 0:
-        raise invalid(f"{rules.name} has redeals, and a redeal's shuffle follows from the game "
-                      f"number: give the game number instead of a layout, or play without "
-                      f"redeals (option redeals=0)", "layout")
+    rules = layout_rules(catalogue, variant, options)
     if not (isinstance(rows, list) and all(isinstance(row, list) for row in rows)
             and all(code is None or isinstance(code, str) for row in rows for code in row)):
         raise invalid('a layout is {"rows": [[card code or null, ...], ...]}, the rows of '
@@ -138,6 +134,18 @@ def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: 
     state = GameState(rules=rules, deal=LAYOUT_PLACEHOLDER_DEAL, board=board, redeals_used=0,
                       rng_state=LAYOUT_PLACEHOLDER_DEAL.new_random().getstate())
     return Replayed(rules, None, replay_from(state, games.actions_of(moves)))
+
+
+def layout_rules(catalogue: Catalogue, variant: str,
+                 options: Mapping[str, str | int] | None = None) -> Rules:
+    """The rules of ``variant``, if a position of theirs can be given as a layout: only
+    without redeals, since a redeal's shuffle follows from the game number."""
+    rules = games.game_rules(catalogue, variant, options)
+    if rules.redeals != 0:
+        raise invalid(f"{rules.name} has redeals, and a redeal's shuffle follows from the game "
+                      f"number: give the game number instead of a layout, or play without "
+                      f"redeals (option redeals=0)", "layout")
+    return rules
 
 
 def read_layout(data: bytes) -> object:

@@ -349,6 +349,7 @@ def test_openapi_document_is_valid(client: FlaskClient) -> None:
     assert set(document["paths"]) == {
         "/v1/variants", "/v1/variants/{slug}", "/v1/variants/{slug}/deals/{number}",
         "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify", "/v1/moves",
+        "/v1/hint", "/v1/puzzles/{date}/{slug}/solution",
         "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
         "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json"}
 

@@ -52,12 +52,14 @@ def test_verify_refusals_name_the_field(catalogue: Catalogue, changes: dict[str,
 def test_a_stored_answer_scores_as_the_game_does(catalogue: Catalogue,
                                                  elapsed: float | None) -> None:
     """A scheme scoring a stored answer (to rank submissions made before it was loaded)
-    gives what it gives when it scores the replay itself, for every golden game."""
+    gives what it gives when it scores the replay itself, for every golden game, given the
+    deal's cards in sequence (which the puzzle's rows tell)."""
     for record in golden_games():
         verified = games.verify(catalogue, variant=record["variant"], deal=record["deal"],
                                 moves=record["moves"], elapsed=elapsed)
         answer = {"result": verified.document, "elapsed_seconds": elapsed}
-        summary = summary_of_answer(answer)
+        dealt = games.deal(catalogue, record["variant"], record["deal"])
+        summary = summary_of_answer(answer, dealt.state.board.cards_in_sequence())
         for name, info in catalogue.scoring.items():
             score = info.scheme.score(summary)
             stored = verified.document["scores"][name]

@@ -4,6 +4,9 @@ The database is made here exactly as 0.1.0 made it: its DDL and its
 statements are copied below verbatim from 0.1.0's ``api/store.py``, and the
 stored answers have the shape 0.1.0 gave. Then the real server opens it,
 migrates it in place, and must rank, recognise and keep every submission.
+The ``par`` ranking changed since (the fair leaderboard of schema version 3),
+so the migrated submissions are ranked as today's ``par`` scheme ranks their
+stored answers, not as 0.1.0 did.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -22,11 +26,14 @@ import pytest
 from gapgrid import plugins
 from gapgrid.api import store as store_module
 from gapgrid.api.services import games
-from gapgrid.api.services.puzzles import make_puzzle, puzzle_id
+from gapgrid.api.services.puzzles import make_puzzle, puzzle_id, summary_of_answer
 from gapgrid.api.store import Store, StoreError
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import new_game
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
+from gapgrid.core.scoring import GameSummary
 from tests.api.live import GAPGRID, LiveServer, request
 
 # -- gapgrid 0.1.0, verbatim ------------------------------------------------------------------
@@ -109,7 +116,13 @@ def write_version_1_database(path: Path, catalogue: Catalogue, day: datetime.dat
         created = f"{day}T00:{minute + 10}:00Z"
         body = {"puzzle": puzzle["id"], "player": player, "stored": True,
                 "submitted_at": created, "elapsed_seconds": elapsed, "result": report}
-        lost, count_moved, time_unknown, milliseconds = report["scores"]["par"]["sort_key"]
+        # 0.1.0's par key: (lost, moves, time unknown, milliseconds)
+        summary = GameSummary.from_replay(replay(catalogue.rules(SLUG),
+                                                 parse_deal_number(puzzle["deal"]),
+                                                 parse_actions(moves)), elapsed=elapsed)
+        lost, count_moved = int(not summary.won), summary.moves
+        time_unknown = int(elapsed is None)
+        milliseconds = 0 if elapsed is None else math.ceil(elapsed * 1000)
         digest = hashlib.sha256("\n".join(moves).encode()).hexdigest()
         connection.execute(V1_INSERT_SUBMISSION, (
             puzzle["id"], player, player.casefold(), digest, lost, count_moved, time_unknown,
@@ -125,6 +138,27 @@ def catalogue() -> Catalogue:
     return plugins.load_catalogue(entry_points=False, disabled=())
 
 
+def ranked_by_par_today(catalogue: Catalogue, path: Path, puzzle: str
+                        ) -> list[tuple[int, str, str]]:
+    """The stored submissions as today's par scheme ranks their answers: (rank, player,
+    player key), ties sharing a rank."""
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute("SELECT id, player, body FROM submissions WHERE puzzle_id = ?",
+                                  (puzzle,)).fetchall()
+        deal = json.loads(connection.execute("SELECT body FROM puzzles WHERE id = ?",
+                                             (puzzle,)).fetchone()[0])["deal"]
+    finally:
+        connection.close()
+    start = new_game(catalogue.rules(SLUG), parse_deal_number(deal)).board.cards_in_sequence()
+    scheme = catalogue.scoring["par"].scheme
+    keys = {player: (scheme.score(summary_of_answer(json.loads(body), start)).sort_key, row)
+            for row, player, body in rows}
+    ordered = sorted(keys, key=keys.__getitem__)
+    return [(1 + sum(1 for other in keys if keys[other][0] < keys[player][0]), player,
+             player.casefold()) for player in ordered]
+
+
 def version_1_leaderboard(path: Path, puzzle: str) -> list[tuple[Any, ...]]:
     """What 0.1.0's leaderboard query gives on the database."""
     connection = sqlite3.connect(path)
@@ -136,9 +170,10 @@ def version_1_leaderboard(path: Path, puzzle: str) -> list[tuple[Any, ...]]:
 
 def test_a_version_1_database_is_migrated_and_keeps_working(tmp_path: Path,
                                                            catalogue: Catalogue) -> None:
-    """The real server opens a 0.1.0 database: the leaderboard ranks every stored player as
-    0.1.0 did, a player's resubmission is recognised (same moves 200, others 409), new
-    submissions join the ranking, and every row keeps its id and its stored answer."""
+    """The real server opens a 0.1.0 database: the leaderboard ranks every stored player by
+    today's par scheme on their stored answers, a player's resubmission is recognised (same
+    moves 200, others 409), new submissions join the ranking, and every row keeps its id
+    and its stored answer."""
     instance = tmp_path / "instance"
     instance.mkdir()
     database = instance / "gapgrid.sqlite3"
@@ -157,26 +192,33 @@ def test_a_version_1_database_is_migrated_and_keeps_working(tmp_path: Path,
         url = f"{server.url}/v1/puzzles/{day}/{SLUG}"
         status, _, board = request("GET", f"{url}/leaderboard?per_page=100")
         assert status == 200 and board["ranking"] == "par" and board["total"] == len(PLAYERS)
+        by_player = {row[1]: row for row in before}
+        expected = ranked_by_par_today(catalogue, database, puzzle)
         assert [(entry["rank"], entry["player"], entry["won"], entry["moves"],
                  entry["seconds"], entry["submitted_at"]) for entry in board["entries"]] == [
-            (rank, player, not lost, moves, None if unknown else milliseconds / 1000, created)
-            for rank, player, lost, moves, unknown, milliseconds, created in before]
+            (rank, player, not by_player[player][2], by_player[player][3],
+             None if by_player[player][4] else by_player[player][5] / 1000,
+             by_player[player][6]) for rank, player, _ in expected]
 
         status, _, again = request("POST", f"{url}/submissions",
                                    {"player": "ANN", "moves": played["Ann"]})
         assert status == 200 and again["submitted_at"] == f"{day}T00:10:00Z"
-        assert again["rank"] == 4 and again["players"] == len(PLAYERS)
+        assert again["rank"] == next(rank for rank, player, _ in expected if player == "Ann")
+        assert again["players"] == len(PLAYERS)
         status, _, _ = request("POST", f"{url}/submissions",
                                {"player": "Ann", "moves": played["Ann"][:1]})
         assert status == 409
         status, _, newcomer = request("POST", f"{url}/submissions",
                                       {"player": "Zed", "moves": played["Dan"][:2]})
-        assert status == 201 and newcomer["rank"] == 3 and newcomer["players"] == 6
+        assert status == 201 and newcomer["players"] == 6
+        now_ranked = ranked_by_par_today(catalogue, database, puzzle)
+        assert newcomer["rank"] == next(rank for rank, player, _ in now_ranked
+                                        if player == "Zed")
     finally:
         server.stop()
 
     with sqlite3.connect(database) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
         stored_after = connection.execute(
             "SELECT id, player, moves_digest, body, created_at FROM submissions ORDER BY id"
         ).fetchall()
@@ -217,9 +259,12 @@ def test_a_failed_migration_changes_nothing(tmp_path: Path, catalogue: Catalogue
     assert len(version_1_leaderboard(database, puzzle_id(day, SLUG))) == len(PLAYERS)
 
     monkeypatch.setattr(store_module, "_insert_keys", original)
-    entries, total = Store(database).leaderboard(puzzle_id(day, SLUG), "par", 0, 100)
-    assert total == len(PLAYERS) and [entry.player for entry in entries] == [
-        "eve", "Ben", "Cat", "Ann", "Dan"]
+    store = Store(database)
+    _, total = store.leaderboard(puzzle_id(day, SLUG), "cards", 0, 100)
+    assert total == len(PLAYERS)
+    # version 3 forgets the par keys, whose ranking changed: the service computes them again
+    assert [submission.body["player"] for submission in store.unranked(
+        puzzle_id(day, SLUG), "par")] == [player for player, _, _ in PLAYERS]
 
 
 def test_a_database_from_a_newer_gapgrid_is_refused(tmp_path: Path) -> None:
@@ -228,7 +273,7 @@ def test_a_database_from_a_newer_gapgrid_is_refused(tmp_path: Path) -> None:
     instance = tmp_path / "instance"
     instance.mkdir()
     with sqlite3.connect(instance / "gapgrid.sqlite3") as connection:
-        connection.execute("PRAGMA user_version = 3")
+        connection.execute("PRAGMA user_version = 4")
     with pytest.raises(StoreError, match="newer gapgrid"):
         Store(instance / "gapgrid.sqlite3")
     finished = subprocess.run([str(GAPGRID), "serve", "--port", "0"], capture_output=True,

@@ -1,0 +1,144 @@
+"""The daily puzzles' commands beside ``gapgrid daily``: ``gapgrid solution`` and
+``gapgrid puzzles prepare``, thin adapters over
+:class:`~gapgrid.api.services.puzzles.PuzzleService`.
+
+* ``gapgrid solution DATE VARIANT [--json]``: the shortest winning line known for
+  a day's puzzle, once the day is over (UTC); before then a usage error saying
+  when it opens.
+* ``gapgrid puzzles prepare [--days N] [--from DATE] [--variant SLUG ...]
+  [--positions P] [--seconds S] [--json]``: creates and certifies the coming
+  days' puzzles ahead of time (and certifies stored ones that are not), with a
+  progress bar on standard error, then a line per puzzle.
+
+They use the configuration ``gapgrid serve`` uses (``GAPGRID_DATABASE``,
+``GAPGRID_SECRET_KEY``, ...), so they read and write the puzzles the API
+serves; several can run beside servers on one database (a puzzle being made
+elsewhere is waited for).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import Any, Final
+
+import attrs
+import click
+from tqdm import tqdm
+
+from gapgrid.api import render
+from gapgrid.api.cli_support import api_settings, echo_json, json_flag, load_catalogue
+from gapgrid.api.services.certify import CertifyBudget
+from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService
+from gapgrid.core.board import Board
+from gapgrid.core.catalogue import Catalogue
+
+MAX_DAYS: Final = 366
+"""The most days one ``prepare`` covers: a year."""
+
+COMMAND_WAIT_SECONDS: Final = 600.0
+"""How long a command waits for a puzzle another process is making (a command has time a
+web request has not)."""
+
+
+def puzzle_service(ctx: click.Context) -> PuzzleService:
+    """The puzzles of the configured server, waiting as long as a command may."""
+    return PuzzleService.open(api_settings(), load_catalogue(ctx),
+                              wait_seconds=COMMAND_WAIT_SECONDS)
+
+
+def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
+    """The board of a puzzle, then its par and difficulty (or why there are none)."""
+    rules = catalogue.rules(puzzle["variant"], puzzle["options"])
+    click.echo(render.render_board(Board.from_rows(rules.layout, puzzle["rows"])))
+    if puzzle.get("certified"):
+        rating = puzzle.get("difficulty")
+        difficulty = (f"{rating['label']} ({rating['value']:g} of 100)" if rating
+                      else "not rated")
+        click.echo(f"Certified winnable. Par: {puzzle['par']} actions (card moves and "
+                   f"redeals). Difficulty: {difficulty}.")
+    else:
+        click.echo("Not certified: no win was found for it within the budget (par and "
+                   "difficulty come with certification).")
+
+
+@click.command("solution")
+@click.argument("date", metavar="DATE")
+@click.argument("variant")
+@json_flag
+@click.pass_context
+def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool) -> None:
+    """Print the shortest winning line known for the puzzle of VARIANT on DATE
+    (YYYY-MM-DD), once that day is over (UTC)."""
+    try:
+        document = puzzle_service(ctx).solution(date, variant)
+    except ServiceError as error:
+        if error.field[:1] == ("date",):  # here DATE is an argument, not --date
+            raise click.BadParameter(error.message, param_hint="DATE") from None
+        raise
+    if as_json:
+        echo_json(document)
+        return
+    source = "a player's" if document["line_from"] == "submission" else "the solver's"
+    click.echo(f"{document['variant']}, puzzle of {document['date']}: game "
+               f"{document['deal']}; {source} line of {document['par']} actions wins:")
+    click.echo(" ".join(document["line"]))
+
+
+@click.group("puzzles")
+def puzzles_group() -> None:
+    """Daily puzzles, ahead of time."""
+
+
+@puzzles_group.command("prepare")
+@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=7, show_default=True,
+              help=f"How many days, from --from on (at most {MAX_DAYS}).")
+@click.option("--from", "first", metavar="YYYY-MM-DD",
+              help="The first day (default: today, UTC).")
+@click.option("--variant", "variants", multiple=True, metavar="SLUG",
+              help="Only this variant or preset (repeatable; default: every one).")
+@click.option("--positions", type=click.IntRange(1000, 100_000_000),
+              default=PREPARE_BUDGET.candidate_positions, show_default=True,
+              help="Search for one candidate number, in positions.")
+@click.option("--seconds", type=click.FloatRange(1, 3600),
+              default=PREPARE_BUDGET.total_seconds, show_default=True,
+              help="Search for one puzzle, all candidates together, at most.")
+@json_flag
+@click.pass_context
+def prepare_command(ctx: click.Context, days: int, first: str | None,
+                    variants: Sequence[str], positions: int, seconds: float,
+                    as_json: bool) -> None:
+    """Create and certify the puzzles of the coming days (and certify stored ones that are
+    not), so that no player waits for a search."""
+    service = puzzle_service(ctx)
+    try:
+        start = datetime.date.fromisoformat(first) if first else service.today()
+    except ValueError:
+        raise click.BadParameter(f"{first!r} is not a date like 2026-11-30",
+                                 param_hint="--from") from None
+    slugs = list(variants) or service.catalogue.slugs()
+    budget: CertifyBudget = attrs.evolve(PREPARE_BUDGET, candidate_positions=positions,
+                                         total_seconds=seconds)
+    jobs = [(start + datetime.timedelta(days=offset), slug)
+            for offset in range(days) for slug in slugs]
+    done: list[tuple[datetime.date, str, Prepared]] = []
+    with tqdm(jobs, desc="preparing", unit="puzzle", disable=None, leave=False) as bar:
+        for date, slug in bar:
+            bar.set_postfix_str(f"{date} {slug}")
+            done.append((date, slug, service.prepare(date, slug, budget)))
+    if as_json:
+        echo_json([{"date": date.isoformat(), "variant": slug, "action": prepared.action,
+                    "seconds": prepared.seconds, "candidates": prepared.tried,
+                    "puzzle": prepared.document} for date, slug, prepared in done])
+        return
+    for date, slug, prepared in done:
+        puzzle = prepared.document
+        rating = puzzle["difficulty"]
+        facts = (f"par {puzzle['par']}, {rating['label'] if rating else 'not rated'}"
+                 if puzzle["certified"] else "NOT certified")
+        click.echo(f"{date} {slug:<20} {prepared.action:<11} game {puzzle['deal']:>20}  "
+                   f"{facts}  ({prepared.tried} candidate{'' if prepared.tried == 1 else 's'}, "
+                   f"{prepared.seconds:.1f} s)")
+    missing = sum(1 for _, _, prepared in done if not prepared.document["certified"])
+    click.echo(f"{len(done)} puzzles: {len(done) - missing} certified, {missing} not.")

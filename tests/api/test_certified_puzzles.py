@@ -1,0 +1,222 @@
+"""Certified daily puzzles: candidates until one is won, par, solutions after the day, puzzles
+stored before certification, and the certificate's store rules (never worse, never another
+game's)."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from gapgrid.api.services import certify
+from gapgrid.api.services.certify import CertifyBudget, candidate_deal
+from gapgrid.api.services.puzzles import make_puzzle, puzzle_id
+from gapgrid.api.store import Certificate, NewSubmission, Store
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber, parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
+from gapgrid.core.search import Budget, solve
+from tests.api.conftest import TODAY, Clock
+
+VARIANT = "paganini"
+"""Small and quickly solved: its puzzles are certified within a second or two."""
+
+YESTERDAY = "2026-11-29"
+PROBLEM = "application/problem+json"
+
+
+def test_a_new_puzzle_is_certified_and_its_solution_opens_after_the_day(
+        make_app: Callable[..., Flask], clock: Clock) -> None:
+    """Today's puzzle is certified with a par and a rating; its solution is a 404 until the
+    next UTC midnight, which the detail names, and then a line of par actions that
+    POST /v1/verify replays to a win."""
+    client = make_app().test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    assert puzzle["certified"] is True and isinstance(puzzle["par"], int)
+    assert puzzle["difficulty"] is None or puzzle["difficulty"]["label"] in (
+        "easy", "medium", "hard", "expert")
+    early = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/solution")
+    assert early.status_code == 404 and early.content_type == PROBLEM
+    assert "opens when the day is over, at 2026-12-01T00:00:00Z" in early.get_json()["detail"]
+    clock.advance(12 * 3600)  # the next UTC midnight: the day is over
+    answer = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/solution")
+    solution = answer.get_json()
+    assert answer.status_code == 200 and "immutable" in answer.headers["Cache-Control"]
+    assert solution["par"] == puzzle["par"] == len(solution["line"])
+    assert solution["line_from"] == "solver" and solution["deal"] == puzzle["deal"]
+    verified = client.post("/v1/verify", json={"variant": VARIANT, "deal": puzzle["deal"],
+                                               "moves": solution["line"]}).get_json()
+    assert verified["ok"] and verified["won"]
+    assert client.get(f"/v1/puzzles/{TODAY}/{VARIANT}").get_json() == puzzle
+
+
+def test_a_puzzle_never_changes_once_stored(make_app: Callable[..., Flask]) -> None:
+    """Another app on the same database, with no search budget at all, serves the very same
+    certified puzzle."""
+    first = make_app().test_client().get(f"/v1/daily/{VARIANT}").get_json()
+    again = make_app(certify_seconds=0).test_client().get(f"/v1/daily/{VARIANT}").get_json()
+    assert again == first and again["certified"]
+
+
+def test_candidates_are_tried_in_turn_until_one_is_won(catalogue: Catalogue) -> None:
+    """Line Up game 55 is lost, 52 is won: the certificate is 52's, with both tries listed
+    and a line of par actions that wins."""
+    rules = catalogue.rules("line-up")
+    found = certify.certify_candidates(rules, "line-up", [(0, DealNumber(55)),
+                                                          (1, DealNumber(52))],
+                                       CertifyBudget(), {})
+    assert found.deal == DealNumber(52) and found.certified and found.par == len(found.line)
+    assert [(tried.attempt, tried.verdict) for tried in found.tried] == [(0, "lost"),
+                                                                         (1, "won")]
+    assert replay(rules, DealNumber(52), parse_actions(found.line)).won
+
+
+def test_no_win_within_the_budget_keeps_the_first_candidate_uncertified(
+        catalogue: Catalogue) -> None:
+    """Searches too small to decide Montana: the first candidate is kept, not certified,
+    without par or line."""
+    budget = CertifyBudget(candidate_positions=1500, max_candidates=2)
+    found = certify.certify_candidates(catalogue.rules("montana"), "montana",
+                                       [(0, DealNumber(1)), (1, DealNumber(2))], budget, {})
+    assert (found.deal, found.certified, found.par, found.line) == (DealNumber(1), False,
+                                                                     None, ())
+    assert [tried.verdict for tried in found.tried] == ["unknown", "unknown"]
+
+
+def test_candidate_numbers_come_from_the_hmac_in_pysolfc_range() -> None:
+    """Attempt 0 is gapgrid 0.1.0's number for the day (the HMAC of date and variant); later
+    attempts add the counter; all lie in PySolFC's range for random numbers."""
+    date = datetime.date(2026, 11, 30)
+    digest = hmac.new(b"s", b"gapgrid-daily|2026-11-30|montana", hashlib.sha256).digest()
+    legacy = 10**16 + int.from_bytes(digest, "big") % (10**20 - 10**16)
+    numbers = [candidate_deal("s", date, "montana", attempt) for attempt in range(20)]
+    assert numbers[0] == DealNumber(legacy)
+    assert len(set(numbers)) == 20
+    assert all(10**16 <= int(str(number)) < 10**20 for number in numbers)
+
+
+def _store_legacy_puzzle(app: Flask, catalogue: Catalogue, day: str, variant: str,
+                         deal: int) -> dict[str, Any]:
+    """A puzzle as gapgrid stored it before certification: the body only."""
+    date = datetime.date.fromisoformat(day)
+    body = make_puzzle(catalogue, "test-secret", date, catalogue.lookup(variant),
+                       DealNumber(deal))
+    store: Store = app.extensions["gapgrid"].puzzles.store
+    return store.keep_puzzle(puzzle_id(date, variant), day, variant, body,
+                             "2026-11-29T00:00:01Z")
+
+
+def test_a_puzzle_stored_before_certification_keeps_its_number_and_is_certified(
+        make_app: Callable[..., Flask], catalogue: Catalogue) -> None:
+    """Served again, an old puzzle keeps its game number and gains certified, par and a
+    solution for that very number."""
+    app = make_app()
+    legacy = _store_legacy_puzzle(app, catalogue, YESTERDAY, VARIANT, 1)
+    client = app.test_client()
+    served = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
+    assert served["deal"] == legacy["deal"] == "1" and served["rows"] == legacy["rows"]
+    assert served["certified"] is True and served["par"] > 0
+    solution = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}/solution").get_json()
+    assert solution["deal"] == "1" and len(solution["line"]) == served["par"]
+    assert replay(catalogue.rules(VARIANT), DealNumber(1), parse_actions(solution["line"])).won
+
+
+def test_an_old_puzzle_with_no_win_found_is_served_uncertified(
+        make_app: Callable[..., Flask], catalogue: Catalogue) -> None:
+    """With too little search to decide it, an old puzzle is served certified false, without
+    par or difficulty, and its solution is a 404 that says no line is known."""
+    app = make_app(certify_seconds=0.05)
+    _store_legacy_puzzle(app, catalogue, YESTERDAY, "montana", 1)
+    client = app.test_client()
+    served = client.get(f"/v1/puzzles/{YESTERDAY}/montana").get_json()
+    assert (served["deal"], served["certified"], served["par"], served["difficulty"]) == (
+        "1", False, None, None)
+    missing = client.get(f"/v1/puzzles/{YESTERDAY}/montana/solution")
+    assert missing.status_code == 404 and "no winning line is known" in missing.get_json()[
+        "detail"]
+
+
+def test_a_winning_submission_certifies_a_puzzle_and_sets_its_par(
+        make_app: Callable[..., Flask], catalogue: Catalogue) -> None:
+    """A puzzle made without a search is not certified; a player's win certifies it, with
+    par the length of that win, shown at par on the leaderboard."""
+    client = make_app(certify_seconds=0).test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    assert puzzle["certified"] is False and puzzle["par"] is None
+    result = solve(new_game(catalogue.rules(VARIANT), parse_deal_number(puzzle["deal"])),
+                   Budget(seconds=20))
+    assert result.verdict == "won"
+    line = [str(action) for action in result.line]
+    answer = client.post(f"/v1/puzzles/{TODAY}/{VARIANT}/submissions",
+                         json={"player": "Solver", "moves": line})
+    assert answer.status_code == 201
+    after = client.get(f"/v1/daily/{VARIANT}").get_json()
+    assert after["certified"] is True and after["par"] == len(line)
+    board = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/leaderboard").get_json()
+    assert board["par"] == len(line) and board["entries"][0]["at_par"] is True
+
+
+# -- the store's rules for certificates --------------------------------------------------------
+
+
+def _store_with_puzzle(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "db.sqlite3")
+    store.keep_puzzle("p", "2026-11-30", "montana", {"id": "p", "deal": "7"}, "now")
+    return store
+
+
+def _certificate(certified: bool, line: tuple[str, ...], deal: str = "7") -> Certificate:
+    return Certificate(puzzle_id="p", deal=deal, certified=certified, line=line,
+                       par=len(line) if certified else None, body={"difficulty": None},
+                       updated_at="t")
+
+
+def _won(store: Store, player: str, line: tuple[str, ...]) -> None:
+    store.submit(NewSubmission(puzzle_id="p", player=player, moves_digest=player, keys={},
+                               body={}, created_at="now", winning_line=line))
+
+
+def test_a_certificate_only_improves(tmp_path: Path) -> None:
+    """Uncertified can become certified, a shorter line replaces a longer one, and nothing
+    replaces a shorter line or certifies a puzzle with another game's line."""
+    store = _store_with_puzzle(tmp_path)
+    assert store.keep_certificate(_certificate(False, ()), "t") == _certificate(False, ())
+    assert store.keep_certificate(_certificate(True, ("a",) * 10), "t").par == 10
+    assert store.keep_certificate(_certificate(True, ("a",) * 12), "t").par == 10
+    assert store.keep_certificate(_certificate(False, ()), "t").par == 10
+    assert store.keep_certificate(_certificate(True, ("b",) * 8, deal="8"), "t").par == 10
+    assert store.keep_certificate(_certificate(True, ("c",) * 9), "t").line == ("c",) * 9
+
+
+def test_a_shorter_winning_submission_lowers_par(tmp_path: Path) -> None:
+    """A submitted win shorter than par becomes the puzzle's line; a longer one changes
+    nothing."""
+    store = _store_with_puzzle(tmp_path)
+    store.keep_certificate(_certificate(True, ("a",) * 10), "t")
+    _won(store, "long", ("b",) * 11)
+    assert store.puzzle_and_certificate("p")[1].par == 10  # type: ignore[union-attr]
+    _won(store, "short", ("c",) * 7)
+    certificate = store.puzzle_and_certificate("p")[1]
+    assert certificate is not None and (certificate.par, certificate.line) == (7, ("c",) * 7)
+    assert certificate.body["line_from"] == "submission"
+
+
+def test_leases_exclude_other_owners_until_they_expire(tmp_path: Path) -> None:
+    """One owner at a time; the holder may renew; after expiry or release anyone may."""
+    store = _store_with_puzzle(tmp_path)
+    assert store.take_lease("x", "a", 10, now=100.0) == 0
+    assert store.take_lease("x", "b", 10, now=105.0) == pytest.approx(5.0)
+    assert store.take_lease("x", "a", 10, now=106.0) == 0
+    assert store.take_lease("x", "b", 10, now=117.0) == 0  # a's lease ran out at 116
+    store.release_lease("x", "a")  # not a's any more: nothing happens
+    assert store.take_lease("x", "a", 10, now=118.0) > 0
+    store.release_lease("x", "b")
+    assert store.take_lease("x", "a", 10, now=118.0) == 0

@@ -1,0 +1,186 @@
+"""POST /v1/hint on certified puzzles, hints recorded against start tokens, and the fair
+leaderboard, tested with real submissions: empty, no progress, partial, won, won longer,
+won with hints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from gapgrid.api.store import Store
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import GameState, new_game
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
+from gapgrid.core.search import Budget, solve
+from tests.api.conftest import TODAY
+
+VARIANT = "paganini"
+URL = f"/v1/puzzles/{TODAY}/{VARIANT}"
+
+
+def hint(client: FlaskClient, deal: str, moves: list[str], **extra: Any) -> dict[str, Any]:
+    answer = client.post("/v1/hint", json={"variant": VARIANT, "deal": deal, "moves": moves,
+                                           **extra})
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.headers["Cache-Control"] == "no-store"
+    return answer.get_json()  # type: ignore[no-any-return]
+
+
+def certified_line(app: Flask) -> list[str]:
+    """Today's puzzle's stored line (what the solution will show after the day)."""
+    store: Store = app.extensions["gapgrid"].puzzles.store
+    _, certificate = store.puzzle_and_certificate(f"{TODAY}-{VARIANT}")
+    assert certificate is not None and certificate.certified
+    return list(certificate.line)
+
+
+def test_following_hints_from_the_start_wins_the_certified_puzzle(
+        make_app: Callable[..., Flask]) -> None:
+    """One action at a time, each hint read off the certified line: the game is won in par
+    actions, each remaining count one less than the last."""
+    client = make_app().test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    moves: list[str] = []
+    remaining = []
+    while True:
+        answer = hint(client, puzzle["deal"], moves)
+        assert answer["verdict"] == "won" and answer["ok"]
+        remaining.append(answer["remaining"])
+        if answer["next"] is None:
+            break
+        assert answer["source"] == "line"
+        moves.append(answer["next"])
+        assert len(moves) <= puzzle["par"]
+    assert answer["won"] and len(moves) == puzzle["par"]
+    assert remaining == list(range(puzzle["par"], -1, -1))
+
+
+def test_off_the_line_a_hint_searches_and_its_line_is_followed(
+        make_app: Callable[..., Flask], catalogue: Catalogue) -> None:
+    """After a move the certified line does not make, the hint comes from a search; the
+    next ones continue the line it found, to the win."""
+    client = make_app().test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    line = certified_line(client.application)
+    state = new_game(catalogue.rules(VARIANT), parse_deal_number(puzzle["deal"]))
+    detour = next(str(move) for move in state.legal_moves() if str(move) != line[0])
+    moves = [detour]
+    first = hint(client, puzzle["deal"], moves)
+    if first["verdict"] != "won":  # this detour lost the game: nothing to follow
+        assert first["verdict"] in ("lost", "unknown") and first["source"] == "search"
+        return
+    assert first["source"] == "search"
+    while True:
+        answer = hint(client, puzzle["deal"], moves)
+        if answer["next"] is None:
+            break
+        if len(moves) > 1:
+            assert answer["source"] == "line"
+        moves.append(answer["next"])
+    assert replay(catalogue.rules(VARIANT), parse_deal_number(puzzle["deal"]),
+                  parse_actions(moves)).won
+
+
+def test_hints_answer_lost_and_refused_positions(make_app: Callable[..., Flask]) -> None:
+    """A lost Line Up deal is said to be lost; an illegal move is answered as /v1/moves
+    answers it (ok false, its index) with no hint; a won position needs no next action."""
+    client = make_app().test_client()
+    lost = client.post("/v1/hint", json={"variant": "line-up", "deal": "55",
+                                         "moves": []}).get_json()
+    assert lost["verdict"] == "lost" and lost["next"] is None and lost["remaining"] is None
+    refused = client.post("/v1/hint", json={"variant": "line-up", "deal": "55",
+                                            "moves": ["0-0"]}).get_json()
+    assert refused["ok"] is False and refused["error"]["index"] == 0
+    assert refused["verdict"] is None and refused["next"] is None
+
+
+def test_hint_requests_are_checked(make_app: Callable[..., Flask]) -> None:
+    """A malformed body or a token for another game is a 422 problem naming the field."""
+    client = make_app().test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    token = client.post(f"{URL}/start", json={}).get_json()["token"]
+    for body, pointer in [
+        ({"variant": VARIANT, "deal": puzzle["deal"]}, "#"),
+        ({"variant": VARIANT, "deal": puzzle["deal"], "moves": [], "budget": 9}, "#"),
+        ({"variant": VARIANT, "deal": "12345", "moves": [], "token": token}, "#/token"),
+        ({"variant": VARIANT, "deal": puzzle["deal"], "moves": [], "token": "x.y"},
+         "#/token"),
+    ]:
+        answer = client.post("/v1/hint", json=body)
+        assert answer.status_code == 422, body
+        assert answer.get_json()["errors"][0]["pointer"] == pointer, answer.get_json()
+
+
+def no_progress_move(state: GameState) -> str:
+    """A legal move after which no more cards are in sequence than before."""
+    before = state.board.cards_in_sequence()
+    return next(str(move) for move in state.legal_moves()
+                if state.apply(move).board.cards_in_sequence() <= before)
+
+
+def test_the_fair_leaderboard_with_real_submissions(make_app: Callable[..., Flask],
+                                                    catalogue: Catalogue) -> None:
+    """Won games first by fewer actions (the unassisted ones, then those played with hints),
+    then games with progress by more cards in sequence, then games without progress (an
+    empty one included); at-par and assisted are shown."""
+    app = make_app()
+    client = app.test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    rules = catalogue.rules(VARIANT)
+    deal = parse_deal_number(puzzle["deal"])
+    line = certified_line(app)
+    start = new_game(rules, deal)
+    longer_tail = solve(start.apply(parse_actions([no_progress_move(start)])[0]),
+                        Budget(seconds=20))
+    assert longer_tail.verdict == "won"
+    longer = [no_progress_move(start), *map(str, longer_tail.line)]
+    cards = [replay(rules, deal, parse_actions(line[:count])).state.board.cards_in_sequence()
+             for count in range(len(line))]
+    initial = cards[0]
+    some = next(count for count in range(len(line)) if cards[count] > initial)
+    more = next(count for count in range(some, len(line)) if cards[count] > cards[some])
+
+    helped = client.post(f"{URL}/start", json={}).get_json()["token"]
+    hinted = hint(client, puzzle["deal"], [], token=helped)
+    assert hinted["assisted"] is True and hinted["next"] == line[0]
+    unhelped = client.post(f"{URL}/start", json={}).get_json()["token"]
+
+    games = {
+        "Empty": ([], None),
+        "Shuffler": ([no_progress_move(start)], None),
+        "Some": (line[:some], None),
+        "More": (line[:more], None),
+        "Longer": (longer, None),
+        "Helped": (line, helped),
+        "Par": (line, unhelped),
+    }
+    answers = {}
+    for player, (moves, token) in games.items():
+        body: dict[str, Any] = {"player": player, "moves": moves}
+        if token is not None:
+            body["token"] = token
+        answer = client.post(f"{URL}/submissions", json=body)
+        assert answer.status_code == 201, answer.get_json()
+        answers[player] = answer.get_json()
+    assert answers["Helped"]["assisted"] is True and answers["Par"]["assisted"] is False
+    board = client.get(f"{URL}/leaderboard?per_page=100").get_json()
+    order = [entry["player"] for entry in board["entries"]]
+    # at equal length, Par's known time (it has a token) ranks before Longer's unknown one
+    expected_wins = ["Par", "Longer"] if len(line) <= len(longer) else ["Longer", "Par"]
+    assert order[:3] == [*expected_wins, "Helped"]
+    assert order[3:5] == ["More", "Some"]
+    assert set(order[5:]) == {"Empty", "Shuffler"} and order[5] == "Empty"  # fewer moves
+    entries = {entry["player"]: entry for entry in board["entries"]}
+    par = min(len(line), len(longer))  # a shorter winning submission lowers par
+    assert board["par"] == par and entries["Par"]["actions"] == len(line)
+    assert entries["Par"]["at_par"] == entries["Helped"]["at_par"] == (len(line) == par)
+    assert entries["Longer"]["at_par"] == (len(longer) == par)
+    assert entries["Helped"]["assisted"] and not entries["Par"]["assisted"]
+    assert not any(entries[name]["at_par"] for name in ("Empty", "Shuffler", "Some", "More"))
+    ranks = [entry["rank"] for entry in board["entries"]]
+    assert ranks == sorted(ranks) == list(range(1, 8))

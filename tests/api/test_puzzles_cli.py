@@ -1,0 +1,104 @@
+"""``gapgrid puzzles prepare``, ``gapgrid daily`` and ``gapgrid solution`` on one instance
+folder, as an operator runs them beside a server."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gapgrid.api.cli import main
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.notation import parse_actions
+from gapgrid.core.replay import replay
+
+VARIANTS = ("paganini", "line-up")
+"""Small variants, certified within seconds."""
+
+
+@pytest.fixture
+def instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh instance folder and secret, as `gapgrid serve` would use them."""
+    monkeypatch.setenv("GAPGRID_INSTANCE", str(tmp_path / "instance"))
+    monkeypatch.setenv("GAPGRID_SECRET_KEY", "cli-test-secret")
+    return tmp_path / "instance"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def today() -> datetime.date:
+    return datetime.datetime.now(datetime.UTC).date()
+
+
+def prepare(*args: str) -> list[dict[str, Any]]:
+    code, out, err = run("puzzles", "prepare", *args, "--json")
+    assert code == 0, (out, err)
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_prepare_makes_certified_puzzles_for_the_days_asked(instance: Path) -> None:
+    """Two days of two variants: four puzzles created and certified, in order; a second run
+    keeps them as they are."""
+    start = today() - datetime.timedelta(days=1)
+    args = ["--from", start.isoformat(), "--days", "2", *[f"--variant={v}" for v in VARIANTS]]
+    prepared = prepare(*args)
+    assert [(row["date"], row["variant"]) for row in prepared] == [
+        ((start + datetime.timedelta(days=day)).isoformat(), variant)
+        for day in range(2) for variant in VARIANTS]
+    assert all(row["action"] == "created" and row["puzzle"]["certified"] for row in prepared)
+    again = prepare(*args)
+    assert all(row["action"] == "kept" for row in again)
+    assert [row["puzzle"] for row in again] == [row["puzzle"] for row in prepared]
+
+
+def test_prepare_text_summary(instance: Path) -> None:
+    """Without --json: one line per puzzle, then the count certified."""
+    code, out, _ = run("puzzles", "prepare", "--days", "1", "--variant", "paganini")
+    lines = out.splitlines()
+    assert code == 0 and "created" in lines[0] and "par" in lines[0]
+    assert lines[-1] == "1 puzzles: 1 certified, 0 not."
+
+
+def test_prepare_refuses_bad_values(instance: Path) -> None:
+    """Zero days, an unknown variant or a malformed date: usage errors, exit 2."""
+    assert run("puzzles", "prepare", "--days", "0")[0] == 2
+    code, _, err = run("puzzles", "prepare", "--variant", "montanna")
+    assert code == 2 and "montanna" in err
+    code, _, err = run("puzzles", "prepare", "--from", "tomorrow")
+    assert code == 2 and "--from" in err
+
+
+def test_daily_prints_the_board_par_and_difficulty(instance: Path) -> None:
+    """gapgrid daily shows the puzzle's grid, its par and difficulty, and the PySolFC
+    steps."""
+    [row] = prepare("--days", "1", "--variant", "paganini")
+    code, out, _ = run("daily", "paganini")
+    assert code == 0
+    assert f"game {row['puzzle']['deal']}" in out and "A♦" in out.replace("A♥", "A♦")
+    assert f"Par: {row['puzzle']['par']} actions" in out and "Difficulty:" in out
+    assert "Select game by number" in out
+
+
+def test_the_solution_opens_after_the_day(instance: Path) -> None:
+    """Yesterday's solution is a line of par actions that wins; today's is refused, saying
+    when it opens."""
+    yesterday = today() - datetime.timedelta(days=1)
+    [row] = prepare("--from", yesterday.isoformat(), "--days", "1", "--variant", "line-up")
+    code, out, _ = run("solution", yesterday.isoformat(), "line-up", "--json")
+    solution = json.loads(out)
+    assert code == 0 and solution["par"] == row["puzzle"]["par"] == len(solution["line"])
+    from gapgrid import plugins
+    rules = plugins.load_catalogue(disabled=()).rules("line-up")
+    assert replay(rules, parse_deal_number(solution["deal"]),
+                  parse_actions(solution["line"])).won
+    code, out, _ = run("solution", yesterday.isoformat(), "line-up")
+    assert code == 0 and " ".join(solution["line"]) in out
+    code, _, err = run("solution", today().isoformat(), "line-up")
+    assert code == 2 and "opens when the day is over" in err and "DATE" in err
