@@ -6,16 +6,21 @@
   calling home.
 * A real ``gapgrid serve`` (waitress) on a free port and a temporary instance
   folder, with a secret chosen so that today's House of Commons puzzle can be
-  won with a redeal on the way: the tests need a game to win through the
-  page, and before daily puzzles are certified (issue 11) not every deal can
-  be won. House of Commons (4 x 10, one redeal) is small enough that a
-  depth-first search over the public core finds such a line, or gives up,
-  in a second or two.
+  won with a redeal on the way: the tests need a game to win through the page
+  by a redeal, which a certified puzzle's line may not have. House of Commons
+  (4 x 10, one redeal) is small enough that a depth-first search over the
+  public core finds such a line, or gives up, in a second or two.
+* Before the tests, every variant's puzzle of today is asked for once, so the
+  server makes and certifies them (``GAPGRID_CERTIFY_SECONDS`` of search each
+  at most) as it would for the first players of the day: the home page then
+  finds them all made, as on a server whose puzzles are prepared ahead.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,6 +51,10 @@ within it)."""
 
 SECRETS_TO_TRY: Final = 16
 """Server secrets tried in turn until today's puzzle can be won (each has a fair chance)."""
+
+CERTIFY_SECONDS: Final = "3"
+"""The servers' GAPGRID_CERTIFY_SECONDS: enough for most variants' puzzles to be certified,
+little enough that making all of them takes a minute, not ten."""
 
 
 def chromium_path() -> str | None:
@@ -121,17 +130,44 @@ class Served:
         return status, answer
 
 
+def start_server(instance: Path, secret: str) -> LiveServer:
+    """``gapgrid serve`` with :data:`CERTIFY_SECONDS` of search for a missing puzzle."""
+    previous = os.environ.get("GAPGRID_CERTIFY_SECONDS")
+    os.environ["GAPGRID_CERTIFY_SECONDS"] = CERTIFY_SECONDS
+    try:
+        return LiveServer(instance, secret=secret).start()
+    finally:
+        if previous is None:
+            del os.environ["GAPGRID_CERTIFY_SECONDS"]
+        else:
+            os.environ["GAPGRID_CERTIFY_SECONDS"] = previous
+
+
+def make_todays_puzzles(url: str) -> None:
+    """Ask for every variant's puzzle of today once, a few at a time, so the server makes
+    them all before a page asks."""
+    status, _, variants = request("GET", f"{url}/v1/variants")
+    assert status == 200
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        answers = pool.map(lambda slug: request("GET", f"{url}/v1/daily/{slug}"),
+                           [variant["slug"] for variant in variants])
+        for status, _, body in answers:
+            assert status == 200, body
+
+
 @contextmanager
 def winnable_server(root: Path) -> Iterator[Served]:
-    """Start ``gapgrid serve`` with a secret whose puzzle of today is won through a redeal."""
+    """Start ``gapgrid serve`` with a secret whose puzzle of today is won through a redeal,
+    and today's puzzles made."""
     for attempt in range(SECRETS_TO_TRY):
         instance = root / f"instance-{attempt}"
-        server = LiveServer(instance, secret=f"browser-tests-{attempt}").start()
+        server = start_server(instance, f"browser-tests-{attempt}")
         try:
             status, _, puzzle = request("GET", f"{server.url}/v1/daily/{WIN_VARIANT}")
             assert status == 200, puzzle
             line = winning_line(WIN_VARIANT, puzzle["options"], puzzle["deal"])
             if line is not None and "redeal" in line:
+                make_todays_puzzles(server.url)
                 yield Served(server.url, puzzle, line)
                 return
         finally:
