@@ -602,7 +602,8 @@ class PlayPage {
     });
     const table = element("table", { class: "leaderboard" },
       element("caption", { class: "muted small" }, `${board.total} player${
-        board.total === 1 ? "" : "s"}: won games first, then fewer moves, then less time.`),
+        board.total === 1 ? "" : "s"}: won games first (fewer actions, then less time), then `
+        + "the most cards in sequence; games played with hints after the others."),
       element("thead", {}, head), element("tbody", {}, ...rows));
     holder.replaceChildren(table);
   }
