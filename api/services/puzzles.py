@@ -475,14 +475,19 @@ class PuzzleService:
                                     options=options)
         puzzle = None if token is None else self._token_puzzle(token, position)
         known = self._known_lines(position)
-        if not self.hint_searches.acquire(timeout=solving.HINT_SECONDS):
-            raise ServiceError("every hint search of this server is busy; try again in a "
-                               "second", fault=Fault.BUSY, title="Hints busy", retry_after=1)
-        try:
-            document = solving.hint(position, seconds=solving.HINT_SECONDS, known=known,
-                                    memo=self.lines).document
-        finally:
-            self.hint_searches.release()
+        answered = solving.hint_without_search(position, known=known, memo=self.lines)
+        if answered is not None:
+            document = answered.document
+        else:  # a search: at most HINT_SEARCHES at once in this process
+            if not self.hint_searches.acquire(timeout=solving.HINT_SECONDS):
+                raise ServiceError("every hint search of this server is busy; try again in "
+                                   "a second", fault=Fault.BUSY, title="Hints busy",
+                                   retry_after=1)
+            try:
+                document = solving.hint(position, seconds=solving.HINT_SECONDS,
+                                        memo=self.lines).document
+            finally:
+                self.hint_searches.release()
         document["assisted"] = False
         if puzzle is not None and token is not None and position.result.ok:
             self.store.record_hint(puzzle, token_digest(token), position.result.applied,

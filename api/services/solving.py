@@ -304,27 +304,12 @@ def hint(position: Replayed, *, seconds: float, memory: int = HINT_MEMORY,
     ``unknown`` when the search found neither within ``seconds``. ``source``
     says whether the line was known (``known``, ``memo``) or searched for.
     """
+    answered = hint_without_search(position, known=known, memo=memo)
+    if answered is not None:
+        return answered
     document = position.document()
     state = position.state
     game = game_key(position.rules, position.deal)
-    if not position.result.ok:
-        document.update(search_fields(None))
-        document.update({"next": None, "remaining": None, "source": None})
-        return Hinted(position, None, document)
-    if state.is_won:
-        document.update(search_fields(None))
-        document.update({"verdict": "won", "next": None, "remaining": 0, "source": None})
-        return Hinted(position, None, document)
-    for line in known:
-        step = step_on_line(line, state)
-        if step is not None:
-            rest = line.line[step:]
-            if memo is not None:
-                memo.remember(game, state, rest)
-            return Hinted(position, None, _from_line(document, rest, 0))
-    found = memo.find(game, state) if memo is not None else None
-    if found is not None:
-        return Hinted(position, None, _from_line(document, *found))
     result = solve(state, Budget(seconds=seconds, memory=memory), progress=progress)
     document.update(search_fields(result))
     if result.verdict == "won":
@@ -335,6 +320,34 @@ def hint(position: Replayed, *, seconds: float, memory: int = HINT_MEMORY,
     else:
         document.update({"next": None, "remaining": None, "source": "search"})
     return Hinted(position, result, document)
+
+
+def hint_without_search(position: Replayed, *, known: Sequence[KnownLine] = (),
+                        memo: LineMemo | None = None) -> Hinted | None:
+    """The hint :func:`hint` gives when it needs no search (a refused move, a won position,
+    a position on a known line), or None when only a search can tell."""
+    document = position.document()
+    state = position.state
+    if not position.result.ok:
+        document.update(search_fields(None))
+        document.update({"next": None, "remaining": None, "source": None})
+        return Hinted(position, None, document)
+    if state.is_won:
+        document.update(search_fields(None))
+        document.update({"verdict": "won", "next": None, "remaining": 0, "source": None})
+        return Hinted(position, None, document)
+    game = game_key(position.rules, position.deal)
+    for line in known:
+        step = step_on_line(line, state)
+        if step is not None:
+            rest = line.line[step:]
+            if memo is not None:
+                memo.remember(game, state, rest)
+            return Hinted(position, None, _from_line(document, rest, 0))
+    found = memo.find(game, state) if memo is not None else None
+    if found is not None:
+        return Hinted(position, None, _from_line(document, *found))
+    return None
 
 
 def _from_line(document: dict[str, Any], line: Sequence[Action], index: int

@@ -184,3 +184,24 @@ def test_the_fair_leaderboard_with_real_submissions(make_app: Callable[..., Flas
     assert not any(entries[name]["at_par"] for name in ("Empty", "Shuffler", "Some", "More"))
     ranks = [entry["rank"] for entry in board["entries"]]
     assert ranks == sorted(ranks) == list(range(1, 8))
+
+
+def test_hint_searches_are_bounded_per_process(make_app: Callable[..., Flask]) -> None:
+    """With every search slot of the process taken, a hint that needs a search is a 503 with
+    Retry-After, while one read off the certified line is still answered."""
+    app = make_app()
+    client = app.test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    slots = app.extensions["gapgrid"].puzzles.hint_searches
+    taken = 0
+    while slots.acquire(blocking=False):
+        taken += 1
+    try:
+        assert hint(client, puzzle["deal"], [])["source"] == "line"
+        busy = client.post("/v1/hint", json={"variant": "line-up", "deal": "52", "moves": []})
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
+        assert busy.content_type == "application/problem+json"
+    finally:
+        for _ in range(taken):
+            slots.release()
+    assert taken >= 1
