@@ -385,6 +385,27 @@ class Store:
                 (new.puzzle_id, new.player.casefold())).fetchone()
         return Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2])), created
 
+    def replace_submission(self, new: NewSubmission, replaced_digest: str) -> bool:
+        """Put ``new`` in place of the player's stored submission, if that is still the one
+        whose moves digest is ``replaced_digest``; its keys go with it. Return whether it
+        was replaced (False: another request changed it first)."""
+        with self._write() as connection:
+            row = connection.execute(
+                "SELECT id FROM submissions WHERE puzzle_id = ? AND player_key = ? AND "
+                "moves_digest = ?", (new.puzzle_id, new.player.casefold(),
+                                     replaced_digest)).fetchone()
+            if row is None:
+                return False
+            connection.execute(
+                "UPDATE submissions SET player = ?, moves_digest = ?, body = ?, created_at = ? "
+                "WHERE id = ?", (new.player, new.moves_digest, json.dumps(new.body),
+                                 new.created_at, row[0]))
+            connection.execute("DELETE FROM ranking_keys WHERE submission_id = ?", (row[0],))
+            _insert_keys(connection, row[0], new.puzzle_id, new.keys)
+            if new.winning_line is not None:
+                _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
+        return True
+
     def count(self, puzzle_id: str) -> int:
         """How many players have a stored submission for the puzzle."""
         row = self._connection().execute("SELECT COUNT(*) FROM submissions WHERE puzzle_id = ?",

@@ -57,6 +57,7 @@ from gapgrid.api.store import (
     NewSubmission,
     RankingKey,
     Store,
+    Submission,
     UnrankedSubmission,
 )
 from gapgrid.core.board import Board
@@ -553,7 +554,8 @@ class PuzzleService:
     def submit(self, day: str, variant: str, *, player: str, moves: Sequence[str],
                token: str | None = None) -> Submitted:
         """Verify ``moves`` on today's puzzle, score them with every scheme, and store them
-        once per player (case-blind); the first verified submission is the one that counts.
+        once per player (case-blind): the first verified submission is the one that counts,
+        unless it made no progress (an empty one), which the first with progress replaces.
         """
         puzzle = self._live_puzzle(day, variant)
         if not (len(player) <= self.settings.max_player_length and PLAYER_NAME.fullmatch(player)):
@@ -581,15 +583,25 @@ class PuzzleService:
         keys = {name: RankingKey(tuple(score["sort_key"]), score["total"])
                 for name, score in report["scores"].items() if name in self.catalogue.scoring}
         line = verified.result.state.actions() if verified.result.won else None
-        stored, created = self.store.submit(NewSubmission(
+        new = NewSubmission(
             puzzle_id=puzzle["id"], player=player, moves_digest=digest, keys=keys,
             body=document, created_at=document["submitted_at"],
-            winning_line=None if line is None else tuple(str(action) for action in line)))
+            winning_line=None if line is None else tuple(str(action) for action in line))
+        stored, created = self.store.submit(new)
         if not created and stored.moves_digest != digest:
-            raise ServiceError(f"{stored.player} already has a submission for {puzzle['id']}; "
-                               f"the first verified submission is the one that counts",
-                               fault=Fault.CONFLICT, field=("player",),
-                               title="Already submitted")
+            start = self._start_cards_in_sequence(puzzle["id"])
+            # A game that got nowhere (an accidental empty submit) does not lock its player
+            # out: the first submission with progress takes its place.
+            if (not summary_of_answer(stored.body, start).progress
+                    and summary_of_answer(document, start).progress
+                    and self.store.replace_submission(new, stored.moves_digest)):
+                stored, created = Submission(player, digest, document), True
+            else:
+                raise ServiceError(f"{stored.player} already has a submission for "
+                                   f"{puzzle['id']}; the first verified submission with "
+                                   f"progress is the one that counts",
+                                   fault=Fault.CONFLICT, field=("player",),
+                                   title="Already submitted")
         self._rank_everyone(puzzle["id"])
         rank, players = self.store.rank(puzzle["id"], player, self.settings.ranking)
         return Submitted({**stored.body, "rank": rank, "players": players}, created=created)

@@ -205,3 +205,28 @@ def test_hint_searches_are_bounded_per_process(make_app: Callable[..., Flask]) -
         for _ in range(taken):
             slots.release()
     assert taken >= 1
+
+
+def test_a_game_without_progress_does_not_lock_its_player_out(
+        make_app: Callable[..., Flask], catalogue: Catalogue) -> None:
+    """An empty submission is stored, and the same player's first submission with progress
+    takes its place (201); after that, other moves are refused (409) as ever."""
+    app = make_app()
+    client = app.test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    line = certified_line(app)
+    rules, deal = catalogue.rules(VARIANT), parse_deal_number(puzzle["deal"])
+    start = new_game(rules, deal).board.cards_in_sequence()
+    steps = next(count for count in range(1, len(line)) if replay(
+        rules, deal, parse_actions(line[:count])).state.board.cards_in_sequence() > start)
+    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": []}
+                       ).status_code == 201
+    again = client.post(f"{URL}/submissions", json={"player": "oops", "moves": line[:steps]})
+    assert again.status_code == 201 and again.get_json()["result"]["moves_applied"] == steps
+    board = client.get(f"{URL}/leaderboard").get_json()
+    assert [(entry["player"], entry["actions"]) for entry in board["entries"]] == [
+        ("oops", steps)]
+    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps + 1]}
+                       ).status_code == 409
+    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps]}
+                       ).status_code == 200
