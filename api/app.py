@@ -8,26 +8,49 @@ player's page (:mod:`gapgrid.api.page`), and keeps all of it in
 ``app.extensions["gapgrid"]``; nothing lives in module globals, and
 importing this package registers nothing, so each app (and each test) has
 its own.
+
+Around the routes: CORS (flask-cors; reads and checks open to every
+origin, starts and submissions to ``GAPGRID_CORS_ORIGINS`` only), rate
+limits per client (Flask-Limiter; reads, checks and writes counted apart),
+and ``OPTIONS`` answered with ``Allow`` and the same list in JSON, never as an
+empty HTML page.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import logging
+import sqlite3
 from collections.abc import Callable
+from typing import Final
 
-from flask import Flask
+from flask import Flask, Response, request
+from flask_cors import CORS
+from flask_limiter import Limit, Limiter
+from flask_limiter.util import get_remote_address
 
 from gapgrid import plugins
-from gapgrid.api.config import Settings
+from gapgrid.api import ratelimit
+from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.page import register_page
 from gapgrid.api.problems import register_error_handlers
 from gapgrid.api.routes import EXTENSION, ApiState, build_routes
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services.puzzles import PuzzleService, check_ranking, utc_now
+from gapgrid.api.text import plugin_reason
 from gapgrid.core.catalogue import Catalogue
 
 _log = logging.getLogger(__name__)
+
+OPEN_TO_EVERY_ORIGIN: Final = r"/v1/.*"
+STARTS_AND_SUBMISSIONS: Final = r"/v1/puzzles/[^/]+/[^/]+/(start|submissions)$"
+EXPOSED_HEADERS: Final = ("ETag", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+                          "X-RateLimit-Reset")
+"""Headers a page on another origin may read (browsers hide the others)."""
+
+UNLIMITED_ENDPOINTS: Final = frozenset({"v1.get_health"})
+"""Load balancers ask for these every few seconds: never rate-limited."""
 
 
 def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None = None,
@@ -37,24 +60,101 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     Raises :class:`~gapgrid.api.config.ConfigError` (a one-line reason) for
     settings it cannot serve with, e.g. a ranking scheme no plugin provides.
     """
-    settings = settings or Settings.from_environment()
+    settings = settings or Settings.from_environment(create_secret=True)
     catalogue = catalogue or plugins.load_catalogue()
     check_ranking(settings, catalogue)  # before anything is created or logged
     for problem in catalogue.problems:
-        _log.warning("plugin %r not loaded: %s", problem.plugin, problem.reason)
-    if settings.uses_development_secret:
-        _log.warning("GAPGRID_SECRET_KEY is not set: using the development secret, so puzzles "
-                     "and start tokens are guessable. Set it before serving anyone else.")
-    settings.instance.mkdir(parents=True, exist_ok=True)
+        _log.warning("plugin %r not loaded: %s", problem.plugin, plugin_reason(problem.reason))
+    try:
+        settings.instance.mkdir(parents=True, exist_ok=True)
+        puzzles = PuzzleService.open(settings, catalogue, clock)
+    except (OSError, sqlite3.Error) as error:  # the environment's fault: a one-line reason
+        raise unusable_database(settings, error) from None
     app = Flask(__name__, instance_path=str(settings.instance.resolve()))
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML redirect
     app.json.sort_keys = False  # type: ignore[attr-defined]
     routes = build_routes(settings)
     app.extensions[EXTENSION] = ApiState(
-        settings=settings, puzzles=PuzzleService.open(settings, catalogue, clock),
+        settings=settings, puzzles=puzzles,
         validator=RequestValidator(settings), operations=routes.operations)
     app.register_blueprint(routes.blueprint)
     register_page(app)  # the player's page: /, /play/..., /assets/..., /v1/
     register_error_handlers(app)
+    allow_cross_origin(app, settings)
+    limit_rates(app, settings)
+    app.after_request(_options_as_json)
     return app
+
+
+def allow_cross_origin(app: Flask, settings: Settings) -> None:
+    """CORS headers and preflight answers: every origin may read, verify, ask for moves and
+    hints; only ``GAPGRID_CORS_ORIGINS`` may start puzzles and submit (none by default)."""
+    common = {"expose_headers": list(EXPOSED_HEADERS), "max_age": 3600,
+              "supports_credentials": False}
+    CORS(app, resources={
+        # flask-cors tries the more specific pattern (more slashes) first
+        STARTS_AND_SUBMISSIONS: {"origins": list(settings.cors_origins),
+                                 "methods": ["POST", "OPTIONS"], **common},
+        OPEN_TO_EVERY_ORIGIN: {"origins": "*", "send_wildcard": True,
+                               "methods": ["GET", "HEAD", "POST", "OPTIONS"], **common},
+    })
+
+
+def limit_group() -> str | None:
+    """Which rate limit the current request counts against: ``reads`` (GET), ``writes``
+    (a POST that stores: starts, submissions, players), ``checks`` (any other POST:
+    verify, moves, hint), or None (preflights, the health check)."""
+    if request.method == "OPTIONS" or request.endpoint in UNLIMITED_ENDPOINTS:
+        return None
+    if request.method in ("GET", "HEAD"):
+        return "reads"
+    if request.path.startswith(("/v1/puzzles/", "/v1/players")):
+        return "writes"
+    return "checks"
+
+
+def limit_rates(app: Flask, settings: Settings) -> Limiter:
+    """Rate limits per client address, one budget per group (:func:`limit_group`), counted
+    in ``GAPGRID_LIMIT_STORAGE`` (this process's memory unless configured).
+
+    One limit whose rate and scope follow the request's group, rather than
+    one limit per group: Flask-Limiter parses and resolves every limit on
+    every request, so this costs a third as much. A storage that fails at
+    run time lets requests through (and logs it): a game server that stops
+    answering because its counter store is down would hurt every player to
+    slow down a few.
+    """
+    rates = {"reads": settings.limit_reads, "checks": settings.limit_checks,
+             "writes": settings.limit_writes}
+
+    def rate() -> str:
+        return rates[limit_group() or "reads"] or ""
+
+    def unlimited() -> bool:
+        group = limit_group()
+        return group is None or rates[group] is None
+
+    limit = Limit(rate, scope=lambda endpoint: limit_group() or "none", shared=True,
+                  exempt_when=unlimited)
+    # memory:// is this process's memory, counted by the lean storage of api/ratelimit.py
+    storage = (f"{ratelimit.SCHEME}://" if settings.limit_storage == "memory://"
+               else settings.limit_storage)
+    try:
+        return Limiter(get_remote_address, app=app, default_limits=[limit],
+                       storage_uri=storage, headers_enabled=True, swallow_errors=True,
+                       strategy="fixed-window", enabled=any(rates.values()))
+    except Exception as error:  # the limits library's errors share no base class
+        raise ConfigError(f"GAPGRID_LIMIT_STORAGE {settings.limit_storage[:80]!r} cannot be "
+                          f"used: {str(error)[:200]}") from None
+
+
+def _options_as_json(response: Response) -> Response:
+    """Flask answers OPTIONS with an empty ``text/html`` 200; answer with the same ``Allow``
+    header (and, for a preflight, the CORS headers) and say it in JSON too."""
+    if request.method == "OPTIONS" and response.status_code == 200 and not response.data:
+        allowed = sorted(method.strip() for method in response.headers.get("Allow", "")
+                         .split(",") if method.strip())
+        response.set_data(json.dumps({"allow": allowed}))
+        response.mimetype = "application/json"
+    return response

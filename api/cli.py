@@ -16,9 +16,19 @@ Each command reads its arguments into plain values, calls one use case of
 ``--json``, unchanged: the HTTP API serves the same documents) or a text
 rendering of it. Exit status: 0 when all went well (every move legal), 1
 when a move was refused, 2 for a usage error (unknown variant, bad game
-number or option, a move that is not notation; with ``--json`` printed as
-``{"error": {"kind": "usage", ...}}`` on standard output), 3 for an
-internal error.
+number or option, a move that is not notation, an option given twice; with
+``--json`` printed as ``{"error": {"kind": "usage", ...}}`` on standard
+output) or for an environment the command cannot use (a missing instance
+folder, a database it cannot open, a port in use), 3 for an internal error.
+
+Moves are read a chunk at a time, from the arguments or standard input,
+and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is
+the first refused move among those, and only when all are legal is a
+malformed move, or a move past the cap, a usage error (as the HTTP API
+refuses more than 5,000 moves). So the worst input costs the memory of
+5,000 moves and one 64 KiB chunk of input, whatever its size.
+Text output honours ``NO_COLOR`` and ``TERM=dumb``; ``gapgrid`` alone prints
+the help.
 """
 
 from __future__ import annotations
@@ -39,27 +49,36 @@ from gapgrid.api.cli_support import (
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
-    api_settings,
     echo_json,
     json_flag,
     load_catalogue,
+    no_colour,
     option_flag,
     parse_option_pairs,
+    puzzle_service,
     read_moves,
     read_saved_game,
     wants_json,
 )
+from gapgrid.api.config import max_moves_from_environment
 from gapgrid.api.pysolfc.cli import pysolfc
+from gapgrid.api.pysolfc.games import in_pysolfc
 from gapgrid.api.services import games
-from gapgrid.api.services.puzzles import PuzzleService
 from gapgrid.api.study import study
+from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
 
 
-@click.group(cls=GapgridGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GapgridGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gapgrid")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """gapgrid: the Montana family of solitaire games, as PySolFC deals them."""
+    if no_colour():
+        ctx.color = False  # every command's context inherits it
+    if ctx.invoked_subcommand is None:  # `gapgrid` alone asked for help: it is no error
+        click.echo(ctx.get_help(), color=ctx.color)
 
 
 main.add_command(pysolfc)
@@ -79,10 +98,10 @@ def run() -> None:
     try:
         main()
     except Exception as error:  # click handles usage errors itself; this is a bug
+        message = bounded(f"{type(error).__name__}: {error}")
         if wants_json(sys.argv[1:]):
-            echo_json({"error": {"kind": "internal",
-                                 "message": f"{type(error).__name__}: {error}"}})
-        click.echo(f"gapgrid: internal error: {type(error).__name__}: {error}", err=True)
+            echo_json({"error": {"kind": "internal", "message": message}})
+        click.echo(f"gapgrid: internal error: {message}", err=True)
         click.echo("gapgrid: please report it with the command that caused it", err=True)
         sys.exit(EXIT_INTERNAL_ERROR)
 
@@ -114,11 +133,16 @@ def variants(ctx: click.Context, as_json: bool) -> None:
 def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
          as_json: bool) -> None:
     """Show the layout PySolFC deals for game NUMBER of VARIANT."""
-    dealt = games.deal(load_catalogue(ctx), variant, number, parse_option_pairs(options))
+    catalogue = load_catalogue(ctx)
+    dealt = games.deal(catalogue, variant, number, parse_option_pairs(options))
     if as_json:
         echo_json(dealt.document)
         return
-    click.echo(f"{dealt.rules.name}, game {dealt.deal} (PySolFC: {dealt.deal.pysolfc_title})")
+    # PySolFC numbers only its own games; for the others its title would promise a deal
+    # PySolFC cannot show.
+    native = in_pysolfc(catalogue.lookup(dealt.rules.slug))
+    title = f" (PySolFC: {dealt.deal.pysolfc_title})" if native else ""
+    click.echo(f"{dealt.rules.name}, game {dealt.deal}{title}")
     click.echo(render.render_board(dealt.state.board))
 
 
@@ -141,7 +165,8 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
     the game with every scheme (or those --scoring names).
 
     With no MOVE arguments the moves are read from standard input,
-    separated by whitespace. Exit status 1 when a move is refused.
+    separated by whitespace, a chunk at a time (at most GAPGRID_MAX_MOVES
+    of them). Exit status 1 when a move is refused.
     """
     catalogue = load_catalogue(ctx)
     if save_file is not None:
@@ -153,17 +178,22 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:
-        verification = games.verify(
+        verification = games.verify_stream(
             catalogue, variant=arguments[0], deal=arguments[1], moves=read_moves(arguments[2:]),
-            options=parse_option_pairs(options), scoring=scoring, elapsed=elapsed, timed=timed)
+            max_moves=_max_moves(), options=parse_option_pairs(options), scoring=scoring,
+            elapsed=elapsed, timed=timed)
     report = verification.document
     if as_json:
         echo_json(report)
     else:
         _print_replay(verification.rules.name, report, verification.result.state.board)
-        for name, score in (report["scores"] or {}).items():
-            if isinstance(score, dict):
-                click.echo(f"{name}: {score['total']} ({score['explanation']})")
+        schemes = {name: score for name, score in (report["scores"] or {}).items()
+                   if isinstance(score, dict)}
+        if schemes and (elapsed is not None or timed):
+            _print_time(elapsed, timed, any(score.get("time_scored") for score in
+                                            schemes.values()))
+        for name, score in schemes.items():
+            click.echo(f"{name}: {score['total']} ({score['explanation']})")
         if report.get("saved_layout_matches") is False:
             click.echo("The layout saved in the file differs from the replay (PySolFC re-seeds "
                        "its generator when a game is reloaded, which changes later redeals).")
@@ -185,8 +215,10 @@ def moves_command(ctx: click.Context, variant: str, number: str, moves: Sequence
     With no MOVE the position is the deal. When a move is refused, the
     position is the one before it (exit status 1).
     """
-    position = games.position(load_catalogue(ctx), variant=variant, deal=number,
-                              moves=list(moves), options=parse_option_pairs(options))
+    position = games.position_stream(load_catalogue(ctx), variant=variant, deal=number,
+                                     moves=read_moves(moves) if moves else iter(()),
+                                     max_moves=_max_moves(),
+                                     options=parse_option_pairs(options))
     document = position.document
     if as_json:
         echo_json(document)
@@ -211,18 +243,42 @@ def scoring_command(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{info['name']:<12} {info['summary']}")
 
 
+def _max_moves() -> int:
+    """``GAPGRID_MAX_MOVES``, the cap the HTTP API enforces too; a usage error if unusable."""
+    try:
+        return max_moves_from_environment()
+    except ValueError as error:  # ConfigError, naming the variable
+        raise click.UsageError(str(error)) from None
+
+
 def _print_replay(name: str, document: dict[str, Any], board: Board) -> None:
-    """The verdict on a replay, and the layout it ended in."""
+    """The verdict on a replay, and the layout it ended in; moves counted from 1."""
     click.echo(f"{name}, game {document['deal']}")
     error = document["error"]
+    applied = document["moves_applied"]
     if error is None:
         outcome = "won" if document["won"] else "not won"
-        click.echo(f"All {document['moves_applied']} moves are legal; the game is {outcome}.")
+        played = {0: "No move was played", 1: "The 1 move is legal"}.get(
+            applied, f"All {applied:,} moves are legal")
+        click.echo(f"{played}; the game is {outcome}.")
     else:
-        click.echo(f"Move {error['index']} ({error['move']}) is refused: {error['reason']}.")
-        click.echo(f"The {document['moves_applied']} moves before it are legal; the layout "
-                   f"then was:")
+        click.echo(f"{ordinal_move(error['index'])} ({error['move']}) is refused: "
+                   f"{card_names(error['reason'])}.")
+        before = {0: "It is the first move; the layout is the deal:",
+                  1: "The move before it is legal; the layout then was:"}.get(
+            applied, f"The {applied:,} moves before it are legal; the layout then was:")
+        click.echo(before)
     click.echo(render.render_board(board))
+
+
+def _print_time(elapsed: float | None, timed: bool, scored: bool) -> None:
+    """The time given with --elapsed or --timed, and whether the schemes shown score it,
+    so that neither option goes unnoticed."""
+    parts = [] if elapsed is None else [f"{elapsed:g} s"]
+    if timed:
+        parts.append("timed mode (3 minutes)")
+    note = "" if scored else "; none of the schemes shown scores the time"
+    click.echo(f"Time: {', '.join(parts)}{note}.")
 
 
 def _card_at(board: Board, slot: int) -> str:
@@ -256,30 +312,39 @@ def _print_choices(document: dict[str, Any], board: Board) -> None:
 def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     """Run the puzzle API (waitress; SQLite in ./instance unless configured otherwise).
 
-    A configuration it cannot serve with (a bad setting, a ranking scheme no
-    plugin provides, a database from a newer gapgrid) is refused in one line,
-    exit status 2.
+    The first start creates the instance folder and, unless GAPGRID_SECRET_KEY
+    is set, a random secret in it. A configuration it cannot serve with (a bad
+    setting, a ranking scheme no plugin provides, a database it cannot open or
+    one from a newer gapgrid) or an address it cannot listen on (a busy port, a
+    host that does not resolve) is refused in one line, exit status 2. Each
+    request is logged on standard error: method, path, status, milliseconds.
     """
     # Imported here: Flask and waitress would slow down every other command.
     import logging
 
-    import waitress
-
     from gapgrid.api.app import create_app
     from gapgrid.api.config import ConfigError, Settings
+    from gapgrid.api.server import ACCESS_LOG, ServeError, build_server, listening_on
     from gapgrid.api.store import StoreError
 
     logging.basicConfig(level=logging.INFO, format="gapgrid: %(levelname)s: %(message)s")
+    if not ACCESS_LOG.handlers:  # its own line format, on standard error
+        access = logging.StreamHandler()
+        access.setFormatter(logging.Formatter("gapgrid: access: %(message)s"))
+        ACCESS_LOG.addHandler(access)
+        ACCESS_LOG.setLevel(logging.INFO)
+        ACCESS_LOG.propagate = False
     try:
-        settings = Settings.from_environment()
-        app = create_app(settings)  # logs a warning when the secret is the development one
-    except (ConfigError, StoreError) as error:
+        settings = Settings.from_environment(create_secret=True)
+        app = create_app(settings)
+        server = build_server(app, settings, host=host, port=port, threads=threads)
+    except (ConfigError, StoreError, ServeError) as error:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
-    click.echo(f"gapgrid API on http://{host}:{port}/v1/ (database {settings.database}); "
-               f"Ctrl-C stops it.", err=True)
-    waitress.serve(app, host=host, port=port, threads=threads, ident="gapgrid",
-                   clear_untrusted_proxy_headers=True)
+    for address in listening_on(server):
+        click.echo(f"gapgrid API on {address}/v1/ (database {settings.database}); "
+                   f"Ctrl-C stops it.", err=True)
+    server.run()
 
 
 @main.command()
@@ -294,8 +359,7 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     Uses the same configuration (GAPGRID_DATABASE, GAPGRID_SECRET_KEY) as
     `gapgrid serve`, so it prints the puzzle the API serves.
     """
-    service = PuzzleService.open(api_settings(), load_catalogue(ctx))
-    puzzle = service.puzzle(day, variant).document
+    puzzle = puzzle_service(ctx).puzzle(day, variant).document
     if as_json:
         echo_json(puzzle)
         return

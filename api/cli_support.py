@@ -1,23 +1,29 @@
 """Shared pieces of the command line: the command group that turns refusals into usage
-errors (JSON ones under ``--json``), the catalogue loaded once per command, reading
-arguments and files into the plain values the service layer takes, and JSON output.
+errors (JSON ones under ``--json``), commands that refuse a repeated option, the catalogue
+loaded once per command, reading arguments, standard input and files into the plain
+values the service layer takes, opening the puzzle service, and JSON output.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
+import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
 import click
 
 from gapgrid import plugins
-from gapgrid.api.config import ConfigError, Settings
+from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
 from gapgrid.api.services import games
-from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.services.errors import Fault, ServiceError
+from gapgrid.api.services.puzzles import PuzzleService
+from gapgrid.api.text import bounded, excerpt, plugin_reason
 from gapgrid.core.catalogue import Catalogue
 
 EXIT_ILLEGAL_MOVE: Final = 1
@@ -33,6 +39,9 @@ ARGUMENT_OF_FIELD: Final = {
     "date": "--date",
 }
 """The service layer's field names, as the command line's arguments are called."""
+
+READ_CHUNK: Final = 64 * 1024
+"""Characters of standard input read at a time: all the memory reading moves takes."""
 
 
 class JsonUsageError(click.ClickException):
@@ -51,9 +60,57 @@ class JsonUsageError(click.ClickException):
                              "parameter": self.parameter}})
 
 
+class SetupError(click.ClickException):
+    """The environment cannot be used (the instance folder, the database, the secret): one
+    line on standard error, exit status 2, as a usage error; ``{"error": {"kind":
+    "environment", ...}}`` on standard output under ``--json``."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print ``gapgrid: <the reason>``."""
+        click.echo(f"gapgrid: {self.format_message()}", err=True)
+
+
+class JsonSetupError(SetupError):
+    """A :class:`SetupError` under ``--json``."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print the error document on standard output."""
+        echo_json({"error": {"kind": "environment", "message": self.message}})
+
+
+class GapgridCommand(click.Command):
+    """A command that refuses an option given twice, rather than keeping the last value
+    silently (``--elapsed 5 --elapsed 50``); options meant to repeat (``--option``,
+    ``--scoring``) and on/off flags may repeat."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Refuse a repeated single-value option, then parse as click does."""
+        single = {name: option for option in self.params
+                  if isinstance(option, click.Option) and not option.multiple
+                  and not option.is_flag and not option.count
+                  for name in (*option.opts, *option.secondary_opts)}
+        seen: set[str] = set()
+        for arg in args:
+            if arg == "--":
+                break
+            option = single.get(arg.split("=", 1)[0] if arg.startswith("--") else arg)
+            if option is None:
+                continue
+            if option.name in seen:
+                raise click.UsageError(f"{option.opts[0]} is given twice; give it once",
+                                       ctx=ctx)
+            seen.add(str(option.name))
+        return super().parse_args(ctx, args)
+
+
 class GapgridGroup(click.Group):
     """The ``gapgrid`` command group: a use case's refusal is a usage error naming the
-    argument at fault, and with ``--json`` every usage error is a JSON document."""
+    argument at fault, and with ``--json`` every usage error is a JSON document. Messages
+    that quote a long argument are cut (click quotes arguments whole)."""
+
+    command_class = GapgridCommand
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Remember the arguments: whether ``--json`` was asked for is needed even when
@@ -68,10 +125,16 @@ class GapgridGroup(click.Group):
                 return super().invoke(ctx)
             except ServiceError as error:
                 raise usage_error(error) from None
-        except click.UsageError as error:
-            if not wants_json(ctx.meta.get("gapgrid.args", [])):
-                raise
-            raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
+        except click.ClickException as error:
+            # click declares message final, but its own messages quote arguments whole
+            error.message = bounded(error.message)  # type: ignore[misc]
+            as_json = wants_json(ctx.meta.get("gapgrid.args", []))
+            if as_json and isinstance(error, click.UsageError):
+                raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
+            if as_json and isinstance(error, SetupError) and not isinstance(
+                    error, JsonSetupError):
+                raise JsonSetupError(error.message) from None
+            raise
 
 
 def wants_json(args: Sequence[str]) -> bool:
@@ -84,7 +147,17 @@ def usage_error(error: ServiceError) -> click.BadParameter:
     """A use case's refusal as a usage error naming the argument the faulty field came from."""
     head = error.field[0] if error.field else None
     hint = ARGUMENT_OF_FIELD.get(head) if isinstance(head, str) else None
-    return click.BadParameter(error.message, param_hint=hint)
+    message = error.message
+    if error.fault is Fault.UNKNOWN_VARIANT:
+        message += " (`gapgrid variants` lists them)"
+    return click.BadParameter(message, param_hint=hint)
+
+
+def no_colour(environ: Any = None) -> bool:
+    """Whether the user asked for no colour: ``NO_COLOR`` set to anything (no-color.org),
+    or a terminal that shows none (``TERM=dumb``)."""
+    env = os.environ if environ is None else environ
+    return bool(env.get("NO_COLOR")) or env.get("TERM") == "dumb"
 
 
 def _parameter_of(error: click.UsageError) -> str | None:
@@ -112,7 +185,7 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
         try:
             return float(value)
         except ValueError:
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+            self.fail(f"{excerpt(value)} is not a number of seconds", param, ctx)
 
 
 SECONDS = Seconds()
@@ -124,30 +197,61 @@ def load_catalogue(ctx: click.Context) -> Catalogue:
     if "catalogue" not in obj:
         catalogue = plugins.load_catalogue()
         for problem in catalogue.problems:
-            click.echo(f"gapgrid: plugin {problem.plugin!r} not loaded: {problem.reason}",
-                       err=True)
+            click.echo(f"gapgrid: plugin {excerpt(problem.plugin)} not loaded: "
+                       f"{plugin_reason(problem.reason)}", err=True)
         obj["catalogue"] = catalogue
     return obj["catalogue"]  # type: ignore[no-any-return]
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
-    """Turn ``KEY=VALUE`` strings into a dict; a malformed pair is a usage error."""
+    """Turn ``KEY=VALUE`` strings into a dict; a malformed pair, or a key given twice, is a
+    usage error."""
     options: dict[str, str] = {}
     for pair in pairs:
         key, equals, value = pair.partition("=")
         if not equals or not key.strip():
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
-        options[key.strip()] = value.strip()
+            raise click.BadParameter(f"{excerpt(pair)} is not KEY=VALUE", param_hint="--option")
+        key, value = key.strip(), value.strip()
+        if key in options:
+            raise click.BadParameter(f"{excerpt(key)} is given twice ({excerpt(options[key])} "
+                                     f"and {excerpt(value)}); give it once",
+                                     param_hint="--option")
+        options[key] = value
     return options
 
 
-def read_moves(moves: Sequence[str]) -> list[str]:
-    """The moves from the arguments, or whitespace-separated from standard input."""
+def read_moves(moves: Sequence[str]) -> Iterator[str]:
+    """The moves from the arguments, or else whitespace-separated from standard input, one
+    at a time (:func:`stdin_words`): a use case that stops at a refused move stops reading."""
     if moves:
-        return list(moves)
-    if sys.stdin.isatty():
+        yield from moves
+        return
+    stdin = sys.stdin.buffer  # bytes: input that is not UTF-8 is refused as moves, not a crash
+    if stdin.isatty():
         click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
-    return sys.stdin.read().split()
+    yield from stdin_words(stdin, games.MAX_MOVE_TEXT)
+
+
+def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:
+    """Whitespace-separated words of ``stream`` (UTF-8; undecodable bytes become U+FFFD),
+    read :data:`READ_CHUNK` bytes at a time.
+
+    A word longer than ``longest`` is handed on as soon as it is seen to be,
+    cut where it was when seen, without reading the rest of it: the caller
+    refuses it, so a 50 MB word costs one chunk of memory, not 50 MB.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    partial = ""
+    while True:
+        data = stream.read(READ_CHUNK)
+        text = partial + decoder.decode(data, final=not data)
+        words = text.split()
+        partial = words.pop() if words and not text[-1].isspace() else ""
+        yield from words
+        if len(partial) > longest or not data:
+            break
+    if partial:
+        yield partial
 
 
 def echo_json(data: Any) -> None:
@@ -175,8 +279,24 @@ def read_saved_game(ctx: click.Context, path: Path) -> games.SavedGameFile:
 
 
 def api_settings() -> Settings:
-    """The service settings from the environment; a usage error when one is unusable."""
+    """The service settings from the environment (the secret read from the instance folder,
+    never created); a :class:`SetupError` when one is unusable."""
     try:
         return Settings.from_environment()
     except ConfigError as error:
-        raise click.UsageError(str(error)) from None
+        raise SetupError(str(error)) from None
+
+
+def puzzle_service(ctx: click.Context) -> PuzzleService:
+    """The puzzles of the server configured in the environment, for commands that read
+    them; never creates an instance folder where there is none (the command may be run
+    anywhere), and an unusable folder or database is a :class:`SetupError`."""
+    settings = api_settings()
+    folder = settings.database.parent
+    if not folder.is_dir():
+        raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
+                         f"runs, or set GAPGRID_INSTANCE (or GAPGRID_DATABASE) to its folder")
+    try:
+        return PuzzleService.open(settings, load_catalogue(ctx))
+    except (OSError, sqlite3.Error) as error:
+        raise SetupError(str(unusable_database(settings, error))) from None

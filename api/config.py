@@ -2,14 +2,31 @@
 
 | variable | default | what |
 |---|---|---|
-| ``GAPGRID_INSTANCE`` | ``./instance`` | folder for the database, created on first start |
+| ``GAPGRID_INSTANCE`` | ``./instance`` | database and secret folder, made on first start |
 | ``GAPGRID_DATABASE`` | ``<instance>/gapgrid.sqlite3`` | the SQLite database file |
-| ``GAPGRID_SECRET_KEY`` | a development key (warned about) | signs tokens, chooses puzzles |
+| ``GAPGRID_SECRET_KEY`` | ``<instance>/secret_key`` | signs tokens, chooses puzzles |
 | ``GAPGRID_FIRST_DAY`` | ``2026-01-01`` | the first day with a daily puzzle |
 | ``GAPGRID_MAX_BODY`` | ``262144`` | largest request body, in bytes |
-| ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request |
+| ``GAPGRID_MAX_HEADER`` | ``16384`` | largest request line and headers, in bytes |
+| ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request (and one command) |
 | ``GAPGRID_RANKING`` | ``par`` | the scoring scheme leaderboards rank by |
 | ``GAPGRID_CERTIFY_SECONDS`` | ``20`` | search one request may spend making a puzzle (0: none) |
+| ``GAPGRID_CORS_ORIGINS`` | none | origins allowed to start puzzles and submit |
+| ``GAPGRID_LIMIT_READS`` | ``3000 per minute`` | GET requests per client |
+| ``GAPGRID_LIMIT_CHECKS`` | ``1200 per minute`` | verify, moves and hint requests per client |
+| ``GAPGRID_LIMIT_WRITES`` | ``120 per minute`` | starts and submissions per client |
+| ``GAPGRID_LIMIT_STORAGE`` | ``memory://`` | where the rate-limit counters live |
+| ``GAPGRID_CONNECTION_LIMIT`` | ``1000`` | open connections one server process accepts |
+| ``GAPGRID_REQUEST_TIMEOUT`` | ``10`` | seconds from a request's first byte to its last |
+| ``GAPGRID_IDLE_TIMEOUT`` | ``30`` | seconds a connection may wait between requests |
+| ``GAPGRID_TRUSTED_PROXY`` | none | the proxy's address, whose ``X-Forwarded-*`` headers count |
+
+Without ``GAPGRID_SECRET_KEY``, the first start (``gapgrid serve``, or
+``create_app()`` with no settings) generates a random secret and keeps it in
+``<instance>/secret_key``, readable by its owner only; later starts, and
+commands such as ``gapgrid daily``, read it from there. There is no
+built-in secret: one that is published would let anyone forge start tokens
+and compute tomorrow's puzzles.
 
 Whether the ranking scheme exists depends on the plugins loaded, so the app
 factory checks it (:func:`gapgrid.api.services.puzzles.check_ranking`).
@@ -17,8 +34,10 @@ factory checks it (:func:`gapgrid.api.services.puzzles.check_ranking`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -26,7 +45,18 @@ from typing import Final
 import attrs
 
 DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
-"""Used when GAPGRID_SECRET_KEY is unset: fine on your own machine, never in production."""
+"""The secret gapgrid 0.1.0 used when none was set. It is public, so it is refused."""
+
+SECRET_FILE: Final = "secret_key"
+"""The file in the instance folder that keeps a generated secret."""
+
+MAX_SECRET_BYTES: Final = 4096
+"""A secret file longer than this is not one gapgrid wrote: refused, never read whole."""
+
+OFF: Final = "off"
+"""The value that turns a rate limit off."""
+
+DEFAULT_MAX_MOVES: Final = 5000
 
 
 MAX_CERTIFY_SECONDS: Final = 600.0
@@ -43,10 +73,10 @@ class Settings:
 
     instance: Path
     database: Path
-    secret_key: str
+    secret_key: str = attrs.field(repr=False)  # never in a log or a traceback
     first_day: datetime.date
     max_body: int = 256 * 1024
-    max_moves: int = 5000
+    max_moves: int = DEFAULT_MAX_MOVES
     max_player_length: int = 32
     token_max_age: int = 2 * 24 * 3600
     """Seconds a start token stays valid."""
@@ -58,35 +88,186 @@ class Settings:
     """Seconds of search a request may spend making (and certifying) a missing puzzle; 0
     makes missing puzzles without a search, uncertified (prepare them ahead instead)."""
 
-    @property
-    def uses_development_secret(self) -> bool:
-        """Whether the secret is the published development default."""
-        return self.secret_key == DEVELOPMENT_SECRET
+    max_header: int = 16 * 1024
+    """Largest request line plus headers, in bytes (waitress answers 431 above it)."""
+
+    cors_origins: tuple[str, ...] = ()
+    """Origins allowed to start puzzles and submit from a browser; reads, verify, moves
+    and hint are open to every origin."""
+
+    limit_reads: str | None = "3000 per minute"
+    """Rate limit per client on GET requests (None: no limit)."""
+
+    limit_checks: str | None = "1200 per minute"
+    """Rate limit per client on verify, moves and hint (None: no limit)."""
+
+    limit_writes: str | None = "120 per minute"
+    """Rate limit per client on starts and submissions (None: no limit)."""
+
+    limit_storage: str = "memory://"
+    """Where rate-limit counters live: memory (one process) or a shared storage URI
+    (``redis://host:6379``) so that several processes count together."""
+
+    connection_limit: int = 1000
+    """Open connections one server process accepts before it stops accepting."""
+
+    request_timeout: int = 10
+    """Seconds a request may take to arrive, from its first byte to its last."""
+
+    idle_timeout: int = 30
+    """Seconds a connection may wait for its next request before it is closed."""
+
+    trusted_proxy: str | None = None
+    """Address of the reverse proxy whose X-Forwarded-For names the client."""
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Read the settings from ``environ`` (the process environment by default)."""
+    def from_environment(cls, environ: Mapping[str, str] | None = None, *,
+                         create_secret: bool = False) -> Settings:
+        """Read the settings from ``environ`` (the process environment by default).
+
+        Without ``GAPGRID_SECRET_KEY`` the secret is read from the instance
+        folder; ``create_secret`` (a server's first start) generates it there
+        when it is missing, creating the folder too. Anything unusable raises
+        :class:`ConfigError` naming the variable or the file.
+        """
         env = os.environ if environ is None else environ
         instance = Path(env.get("GAPGRID_INSTANCE") or Path.cwd() / "instance")
         database = Path(env.get("GAPGRID_DATABASE") or instance / "gapgrid.sqlite3")
-        return cls(
-            instance=instance, database=database,
-            secret_key=env.get("GAPGRID_SECRET_KEY") or DEVELOPMENT_SECRET,
+        request_timeout = _positive(env, "GAPGRID_REQUEST_TIMEOUT", 10)
+        idle_timeout = _positive(env, "GAPGRID_IDLE_TIMEOUT", 30)
+        if request_timeout > idle_timeout:
+            raise ConfigError(f"GAPGRID_REQUEST_TIMEOUT ({request_timeout}) must not exceed "
+                              f"GAPGRID_IDLE_TIMEOUT ({idle_timeout})")
+        settings = cls(
+            instance=instance, database=database, secret_key="unread",
             first_day=_date(env, "GAPGRID_FIRST_DAY", "2026-01-01"),
             max_body=_positive(env, "GAPGRID_MAX_BODY", 256 * 1024),
-            max_moves=_positive(env, "GAPGRID_MAX_MOVES", 5000),
+            max_header=_positive(env, "GAPGRID_MAX_HEADER", 16 * 1024),
+            max_moves=_positive(env, "GAPGRID_MAX_MOVES", DEFAULT_MAX_MOVES),
             ranking=_name(env, "GAPGRID_RANKING", "par"),
             certify_seconds=_seconds(env, "GAPGRID_CERTIFY_SECONDS", 20.0,
                                      MAX_CERTIFY_SECONDS),
+            cors_origins=_origins(env, "GAPGRID_CORS_ORIGINS"),
+            limit_reads=_rate(env, "GAPGRID_LIMIT_READS", "3000 per minute"),
+            limit_checks=_rate(env, "GAPGRID_LIMIT_CHECKS", "1200 per minute"),
+            limit_writes=_rate(env, "GAPGRID_LIMIT_WRITES", "120 per minute"),
+            limit_storage=_printable(env, "GAPGRID_LIMIT_STORAGE", "memory://"),
+            connection_limit=_positive(env, "GAPGRID_CONNECTION_LIMIT", 1000),
+            request_timeout=request_timeout, idle_timeout=idle_timeout,
+            trusted_proxy=_printable(env, "GAPGRID_TRUSTED_PROXY", "") or None,
         )
+        # The secret last, so that a bad value elsewhere is reported first and no file
+        # is written for a configuration that is refused anyway.
+        secret = env.get("GAPGRID_SECRET_KEY") or instance_secret(instance,
+                                                                   create=create_secret)
+        if secret == DEVELOPMENT_SECRET:
+            raise ConfigError("GAPGRID_SECRET_KEY is the development secret gapgrid 0.1.0 "
+                              "published, so anyone could forge tokens with it: set another "
+                              "one, or unset it to have a random one generated")
+        return attrs.evolve(settings, secret_key=secret)
+
+
+def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
+    """The one-line reason why the instance folder or the database cannot be used, from
+    the error opening it raised (a full disk, a read-only folder, a device, a folder where
+    the file should be): the environment's fault, not a bug to report."""
+    path = settings.database
+    if isinstance(error, OSError) and error.filename and Path(error.filename) != path:
+        return ConfigError(f"cannot use the instance folder {error.filename} "
+                           f"(GAPGRID_INSTANCE or GAPGRID_DATABASE): {_why(error)}")
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        return ConfigError(f"cannot use {path} as the database (GAPGRID_DATABASE): it is "
+                           f"{kind}")
+    reason = _why(error) if isinstance(error, OSError) else str(error)
+    return ConfigError(f"cannot open the database {path} (GAPGRID_DATABASE): {reason[:200]}")
+
+
+def max_moves_from_environment(environ: Mapping[str, str] | None = None) -> int:
+    """``GAPGRID_MAX_MOVES`` alone, for commands that need no instance and no secret."""
+    env = os.environ if environ is None else environ
+    return _positive(env, "GAPGRID_MAX_MOVES", DEFAULT_MAX_MOVES)
+
+
+def instance_secret(instance: Path, *, create: bool) -> str:
+    """The secret kept in ``instance``; with ``create``, generated there when missing.
+
+    A new secret is written to a private temporary file (mode 0600, synced)
+    and then linked to its name, which fails if the name exists: so two
+    servers starting at once on a fresh folder end up with the same secret,
+    whichever wrote it, and nobody ever reads a half-written one.
+    """
+    path = instance / SECRET_FILE
+    _check_folder(instance, "GAPGRID_INSTANCE")
+    try:
+        return _read_secret(path)
+    except FileNotFoundError:
+        if not create:
+            raise ConfigError(f"no secret: GAPGRID_SECRET_KEY is not set and {path} does not "
+                              f"exist; `gapgrid serve` creates it on its first start, or set "
+                              f"GAPGRID_INSTANCE to the folder of a server that has run"
+                              ) from None
+    except OSError as error:
+        raise ConfigError(f"cannot read the secret {path}: {_why(error)}") from None
+    try:
+        instance.mkdir(parents=True, exist_ok=True)
+        _write_new_secret(path, secrets.token_urlsafe(48))
+        return _read_secret(path)
+    except OSError as error:
+        raise ConfigError(f"cannot keep a secret in the instance folder {instance}: "
+                          f"{_why(error)}") from None
+
+
+def _check_folder(folder: Path, variable: str) -> None:
+    """Refuse a folder path that is, or runs through, something other than a folder."""
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise ConfigError(f"cannot use {folder} as the instance folder ({variable}): "
+                                  f"{part} is a file, not a folder")
+            return
+
+
+def _read_secret(path: Path) -> str:
+    with path.open("rb") as handle:
+        data = handle.read(MAX_SECRET_BYTES + 1)
+    text = data.decode("utf-8", errors="replace").strip()
+    if not text or len(data) > MAX_SECRET_BYTES:
+        raise ConfigError(f"{path} does not hold a secret (it is empty or over "
+                          f"{MAX_SECRET_BYTES} bytes); delete it to have a new one generated")
+    return text
+
+
+def _write_new_secret(path: Path, secret: str) -> None:
+    """Write ``secret`` to ``path`` unless a secret is there already (then keep that one)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(secret + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileExistsError):  # another process was first: theirs counts
+            os.link(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the new name survives a crash, like the file's content
+    finally:
+        os.close(folder)
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     text = env.get(name)
     if not text:
         return default
-    if not (text.isascii() and text.isdigit()) or int(text) == 0:
-        raise ConfigError(f"{name} must be a positive whole number, not {text!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) == 0:
+        raise ConfigError(f"{name} must be a positive whole number, not {text[:40]!r}")
     return int(text)
 
 
@@ -109,11 +290,50 @@ def _date(env: Mapping[str, str], name: str, default: str) -> datetime.date:
     try:
         return datetime.date.fromisoformat(text)
     except ValueError:
-        raise ConfigError(f"{name} must be a date like 2026-01-01, not {text!r}") from None
+        raise ConfigError(f"{name} must be a date like 2026-01-01, not {text[:40]!r}") from None
 
 
 def _name(env: Mapping[str, str], name: str, default: str) -> str:
     text = (env.get(name) or "").strip() or default
     if not (text.isascii() and text.isprintable()) or len(text) > 64:
         raise ConfigError(f"{name} must name a scoring scheme, not {text[:80]!r}")
+    return text
+
+
+def _printable(env: Mapping[str, str], name: str, default: str) -> str:
+    text = (env.get(name) or "").strip() or default
+    if not (text.isascii() and text.isprintable()) or len(text) > 1000:
+        raise ConfigError(f"{name} must be printable ASCII, not {text[:80]!r}")
+    return text
+
+
+def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated origins, each ``scheme://host[:port]`` with nothing after it."""
+    origins = []
+    for origin in (part.strip().rstrip("/") for part in env.get(name, "").split(",")):
+        if not origin:
+            continue
+        scheme, separator, host = origin.partition("://")
+        if (scheme not in ("http", "https") or not separator or not host or "/" in host
+                or not (origin.isascii() and origin.isprintable()) or " " in origin):
+            raise ConfigError(f"{name} must list origins like https://app.example "
+                              f"(comma-separated), not {origin[:80]!r}")
+        origins.append(origin)
+    return tuple(origins)
+
+
+def _rate(env: Mapping[str, str], name: str, default: str) -> str | None:
+    """A rate limit such as ``600 per minute`` or ``10/second;300/hour``, or off."""
+    text = (env.get(name) or "").strip() or default
+    if text.lower() == OFF:
+        return None
+    from limits import parse_many  # Flask-Limiter's parser: the strings it will be given
+
+    try:
+        if not (text.isascii() and text.isprintable()) or len(text) > 200 or not parse_many(
+                text):
+            raise ValueError(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a rate such as '600 per minute' or "
+                          f"'10/second;300/hour', or 'off', not {text[:80]!r}") from None
     return text

@@ -1,15 +1,20 @@
 """The OpenAPI 3.1 document, built from the table of operations the app factory made
-(:func:`gapgrid.api.routes.build_routes`) and the schemas the requests are checked with."""
+(:func:`gapgrid.api.routes.build_routes`), the schemas the requests are checked with, and
+an example exchange per operation (:mod:`gapgrid.api.examples`): enough to write a client
+from the document alone. Every operation has a tag, an example request and answer, and
+its rate limit's 429; every property and parameter has a description (tests check all of
+it, for operations added later too)."""
 
 from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
 from gapgrid.api.config import Settings
+from gapgrid.api.examples import EXAMPLES, Example
 from gapgrid.api.problems import MEDIA_TYPE
 from gapgrid.api.schemas import RESPONSE_SCHEMAS, request_schemas
 
@@ -36,12 +41,57 @@ class Operation:
 
 PATH_PARAMETERS = {
     "slug": {"description": "A variant or preset slug (or another name).",
-             "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
+             "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+             "example": "montana"},
     "number": {"description": "A PySolFC game number: 617, ms617, #00000000000000123456.",
-               "schema": {"type": "string", "minLength": 1, "maxLength": 48}},
+               "schema": {"type": "string", "minLength": 1, "maxLength": 48},
+               "example": "617"},
     "date": {"description": "A UTC day, YYYY-MM-DD.",
-             "schema": {"type": "string", "format": "date"}},
+             "schema": {"type": "string", "format": "date"}, "example": "2026-11-30"},
 }
+
+TAGS: Final = (
+    {"name": "Variants and deals",
+     "description": "The games gapgrid knows, their rules and geometry, and the layout "
+                    "PySolFC deals for any game number."},
+    {"name": "Games",
+     "description": "Check moves on any deal: replay and score them, or list what can be "
+                    "played in a position. Nothing is stored."},
+    {"name": "Daily puzzles",
+     "description": "One puzzle a day per variant: start it, submit moves, read the "
+                    "leaderboard. Starts and submissions accept browser requests only from "
+                    "the origins the server lists (GAPGRID_CORS_ORIGINS)."},
+    {"name": "Service", "description": "This document, and the health check."},
+)
+
+PROBLEM_EXAMPLE: Final = {
+    "type": "urn:gapgrid:problem:not-found", "title": "Not Found", "status": 404,
+    "detail": "unknown variant 'montanna'; did you mean montana or montana-relax or "
+              "double-montana? (GET /v1/variants lists them)",
+    "instance": "/v1/variants/montanna"}
+
+
+def tag_of(path: str) -> str:
+    """The tag of the operation on ``path`` (relative to /v1)."""
+    if path.startswith("/variants"):
+        return "Variants and deals"
+    if path.startswith(("/daily", "/puzzles", "/players")):
+        return "Daily puzzles"
+    if path in ("/health", "/openapi.json"):
+        return "Service"
+    return "Games"
+
+
+def limit_of(settings: Settings, operation: Operation) -> tuple[str, str | None] | None:
+    """The rate limit (its variable and rate) an operation counts against, as
+    :func:`gapgrid.api.app.limit_group` groups requests; None for the health check."""
+    if operation.operation_id == "get_health":
+        return None
+    if operation.method == "GET":
+        return "GAPGRID_LIMIT_READS", settings.limit_reads
+    if operation.path.startswith(("/puzzles/", "/players")):
+        return "GAPGRID_LIMIT_WRITES", settings.limit_writes
+    return "GAPGRID_LIMIT_CHECKS", settings.limit_checks
 
 
 def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dict[str, Any]:
@@ -51,7 +101,7 @@ def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dic
     paths: dict[str, dict[str, Any]] = {}
     for operation in operations:
         paths.setdefault(f"/v1{operation.path}", {})[operation.method.lower()] = (
-            _operation(operation))
+            _operation(operation, settings))
     return {
         "openapi": "3.1.0",
         "info": {
@@ -59,18 +109,28 @@ def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dic
             "version": importlib.metadata.version("gapgrid"),
             "description": "Daily puzzles, deals identical to PySolFC's, verification of move "
                            "sequences, scores and leaderboards for the Montana family of "
-                           "solitaire games. Every error is an RFC 9457 problem document.",
+                           "solitaire games. Every error is an RFC 9457 problem document. "
+                           "Each client's requests are rate-limited (a 429 says when to try "
+                           "again); reads and checks may come from any origin.",
         },
+        "tags": [dict(tag) for tag in TAGS],
         "paths": paths,
         "components": {"schemas": schemas},
     }
 
 
-def _operation(operation: Operation) -> dict[str, Any]:
+def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
+    example = EXAMPLES.get(operation.operation_id)
     names = [part[1:-1] for part in operation.path.split("/") if part.startswith("{")]
-    parameters = [{"name": name, "in": "path", "required": True, **PATH_PARAMETERS[name]}
-                  for name in names]
+    parameters: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, **PATH_PARAMETERS[name]}
+        for name in names]
     parameters += [dict(parameter) for parameter in operation.query]
+    if example is not None:  # the example request's own values
+        for parameter in parameters:
+            name = str(parameter["name"])
+            if name in example.parameters:
+                parameter["example"] = example.parameters[name]
     responses: dict[str, Any] = {}
     for status, (description, schema) in operation.responses.items():
         responses[str(status)] = _response(description, schema)
@@ -78,15 +138,44 @@ def _operation(operation: Operation) -> dict[str, Any]:
         responses.setdefault("413", _response("The body is too large.", "Problem"))
         responses.setdefault("415", _response("The body is not JSON.", "Problem"))
         responses.setdefault("422", _response("The request is not well formed.", "Problem"))
+    limit = limit_of(settings, operation)
+    if limit is not None and limit[1] is not None:
+        responses["429"] = _response(
+            f"More than {limit[1]} such requests from this client ({limit[0]}); try again "
+            f"after the seconds in Retry-After.", "Problem")
+        responses["429"]["headers"] = {"Retry-After": {
+            "description": "Seconds until the client may try again.",
+            "schema": {"type": "integer"}}}
     responses["default"] = _response("Any other error, as a problem document.", "Problem")
+    responses["default"]["content"][MEDIA_TYPE]["examples"] = {
+        "unknown-variant": {"summary": "An unknown variant in a path.",
+                            "value": PROBLEM_EXAMPLE}}
+    if example is not None:
+        _add_example(responses, example)
     document: dict[str, Any] = {"operationId": operation.operation_id,
-                                "summary": operation.summary, "responses": responses}
+                                "summary": operation.summary,
+                                "tags": [tag_of(operation.path)], "responses": responses}
     if parameters:
         document["parameters"] = parameters
     if operation.request_schema:
-        document["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": {"$ref": f"#/components/schemas/{operation.request_schema}"}}}}
+        media: dict[str, Any] = {
+            "schema": {"$ref": f"#/components/schemas/{operation.request_schema}"}}
+        if example is not None and example.request is not None:
+            media["examples"] = {"example": {"summary": example.summary,
+                                             "value": example.request}}
+        document["requestBody"] = {"required": True, "content": {"application/json": media}}
     return document
+
+
+def _add_example(responses: dict[str, Any], example: Example) -> None:
+    """Put the example answer under its status (which the operation must list)."""
+    answer = responses.get(str(example.status))
+    if answer is None or "content" not in answer:
+        raise ValueError(f"example answer with status {example.status}, which the operation "
+                         f"does not list with a body")
+    for media in answer["content"].values():
+        media["examples"] = {"example": {"summary": example.summary,
+                                         "value": example.response}}
 
 
 def _response(description: str, schema: str | None) -> dict[str, Any]:

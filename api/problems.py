@@ -17,12 +17,16 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from gapgrid.api.services.errors import Fault, ServiceError
+from gapgrid.api.text import bounded
 
 MEDIA_TYPE: Final = "application/problem+json"
 INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
 NOT_FOUND: Final = "urn:gapgrid:problem:not-found"
 CONFLICT: Final = "urn:gapgrid:problem:conflict"
 BUSY: Final = "urn:gapgrid:problem:busy"
+
+LONGEST_INSTANCE: Final = 512
+"""A request path longer than this is left out of the problem rather than repeated."""
 
 _log = logging.getLogger(__name__)
 
@@ -40,8 +44,11 @@ class Problem(Exception):
 
     def response(self) -> Response:
         """The problem as an ``application/problem+json`` response."""
+        # Details quote input only as short excerpts; bounded() is the last line of defence.
         body: dict[str, Any] = {"type": self.type, "title": self.title, "status": self.status,
-                                "detail": self.detail, "instance": request.path}
+                                "detail": bounded(self.detail)}
+        if len(request.path) <= LONGEST_INSTANCE:
+            body["instance"] = request.path
         if self.errors:
             body["errors"] = self.errors
         # ASCII escapes: a detail may quote client input, lone surrogates included.
@@ -66,9 +73,18 @@ def not_found(detail: str) -> Problem:
     return Problem(404, "Not Found", detail, type_=NOT_FOUND)
 
 
+LONGEST_POINTER_PART: Final = 64
+"""A key longer than any the API accepts is not repeated: the pointer stops at its parent."""
+
+
 def pointer(path: Any) -> str:
-    """A JSON Pointer (as a URI fragment) to ``path`` in the body: ``#/moves/3``."""
-    parts = [str(part).replace("~", "~0").replace("/", "~1") for part in path]
+    """A JSON Pointer (as a URI fragment) to ``path`` in the body: ``#/moves/3``; a path
+    through a key longer than any the API accepts points at that key's parent."""
+    parts = []
+    for part in map(str, path):
+        if len(part) > LONGEST_POINTER_PART:
+            break
+        parts.append(part.replace("~", "~0").replace("/", "~1"))
     return "#" + "".join(f"/{part}" for part in parts)
 
 
@@ -90,7 +106,10 @@ def service_problem(error: ServiceError) -> Problem:
             parameter = PATH_PARAMETERS[head]
         elif head in request.args:
             parameter = head
-    if error.fault is Fault.NOT_FOUND or (error.fault is Fault.UNKNOWN_VARIANT and parameter):
+    if error.fault is Fault.UNKNOWN_VARIANT:
+        message = f"{error.message} (GET /v1/variants lists them)"
+        return not_found(message) if parameter else invalid(message, pointer=pointer(error.field))
+    if error.fault is Fault.NOT_FOUND:
         return not_found(error.message)
     if error.fault is Fault.CONFLICT:
         return Problem(409, error.title or "Conflict", error.message, type_=CONFLICT)
@@ -120,6 +139,9 @@ def register_error_handlers(app: Flask) -> None:
         if status == 413:
             detail = (f"the request body is larger than {app.config['MAX_CONTENT_LENGTH']} "
                       f"bytes")
+        if status == 429:  # Flask-Limiter's description is the limit, e.g. "600 per 1 minute"
+            detail = (f"too many requests from this client: at most {detail}; try again after "
+                      f"the seconds in Retry-After")
         headers = {}
         if status == 405 and hasattr(error, "valid_methods") and error.valid_methods:
             headers["Allow"] = ", ".join(error.valid_methods)

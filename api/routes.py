@@ -14,7 +14,9 @@ Handlers find the service in ``app.extensions``, never in module globals.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -27,11 +29,15 @@ from gapgrid.api.problems import Problem, invalid
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import MAX_PER_PAGE, PuzzleService, Served, day_bounds
+from gapgrid.api.text import excerpt
 from gapgrid.core.catalogue import Catalogue
 
 EXTENSION: Final = "gapgrid"
 JSON_TYPES: Final = ("application/json",)
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
+MAX_QUERY_DIGITS: Final = 9
+
+_log = logging.getLogger(__name__)
 
 
 @attrs.frozen
@@ -116,8 +122,9 @@ def query_int(name: str, default: int) -> int:
     text = request.args.get(name)
     if text is None:
         return default
-    if not (text.isascii() and text.isdigit()) or len(text) > 9:
-        raise invalid(f"{name} must be a whole number", parameter=name)
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_QUERY_DIGITS:
+        raise invalid(f"{name} must be a whole number from 1 to {10**MAX_QUERY_DIGITS - 1}, "
+                      f"not {excerpt(text, 24)}", parameter=name)
     return int(text)
 
 
@@ -206,6 +213,18 @@ def get_leaderboard(date: str, slug: str) -> Response:
     return respond(document)
 
 
+def get_health() -> Response:
+    """Whether this process can serve: its database answers a query; and its version."""
+    try:
+        state().puzzles.store.puzzle("health-check")  # a read: the database is reachable
+    except Exception:  # whatever the database's trouble, the answer is "not now"
+        _log.exception("health check: the database does not answer")
+        raise Problem(503, "Service Unavailable", "the database does not answer; see the "
+                      "server's log", headers={"Retry-After": "10"}) from None
+    return respond({"status": "ok", "version": importlib.metadata.version("gapgrid"),
+                    "database": "reachable"}, headers={"Cache-Control": "no-store"})
+
+
 def get_openapi() -> Response:
     """This API's OpenAPI document."""
     api = state()
@@ -218,8 +237,11 @@ BEING_PREPARED: Final = ("The puzzle is being made and certified by another requ
 
 PAGE_PARAMETERS: Final = (
     {"name": "page", "in": "query", "required": False,
-     "schema": {"type": "integer", "minimum": 1, "default": 1}},
+     "description": "The page, from 1; a page past the last is empty.", "example": 1,
+     "schema": {"type": "integer", "minimum": 1, "maximum": 10**MAX_QUERY_DIGITS - 1,
+                "default": 1}},
     {"name": "per_page", "in": "query", "required": False,
+     "description": f"Entries per page, 1 to {MAX_PER_PAGE}.", "example": 20,
      "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20}},
 )
 
@@ -305,5 +327,10 @@ def build_routes(settings: Settings) -> Routes:
          503: BEING_PREPARED},
         query=PAGE_PARAMETERS)
     add("GET", "/openapi.json", get_openapi, "This API's OpenAPI 3.1 document.",
-        {200: ("The document.", None)})
+        {200: ("The document.", "OpenApiDocument")})
+    add("GET", "/health", get_health,
+        "Whether this process can serve (its database answers), and its version; for load "
+        "balancers and monitoring. Never rate-limited.",
+        {200: ("The process is ready.", "Health"),
+         503: ("The database does not answer.", "Problem")})
     return Routes(blueprint, tuple(operations))

@@ -4,6 +4,7 @@ document is built from the same objects, so the two never disagree.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import jsonschema
@@ -19,6 +20,7 @@ from gapgrid.api.schemas_solving import (
 )
 from gapgrid.api.services.games import MAX_SECONDS
 from gapgrid.api.services.puzzles import PLAYER_PATTERN
+from gapgrid.api.text import excerpt
 
 MOVE_LENGTH: Final = 16
 DEAL_LENGTH: Final = 48
@@ -91,14 +93,24 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
     }
 
 
-ROWS: Final = {"type": "array", "items": {"type": "array",
-                                          "items": {"type": ["string", "null"]}},
-               "description": "Rows of card codes (\"TD\"), null for a gap."}
+ROWS: Final = {"type": "array",
+               "items": {"type": "array", "items": {"type": ["string", "null"]}},
+               "description": "The grid, row by row: card codes (rank A 2-9 T J Q K, suit C D H "
+                              "S: \"TD\" is the 10 of diamonds), null for a gap. The slot of "
+                              "a cell is row * rstep + column."}
+
+OPTIONS_IN_FORCE: Final = {"type": "object", "additionalProperties": {"type": "string"},
+                           "description": "The rule options in force, as key: value strings "
+                                          "({} when none is chosen)."}
+
+REFUSAL_KINDS: Final = ("off-board", "from-gap", "to-card", "misfit", "won", "no-redeal-left",
+                        "variant-has-no-redeal", "not-stuck", "nothing-to-undo")
+"""The stable codes of a refused move (:class:`gapgrid.core.game.Refusal`)."""
 
 _REPLAY: Final[dict[str, Any]] = {
     "variant": {"type": "string", "description": "The variant's slug."},
     "deal": {"type": "string", "description": "The game number, as gapgrid writes it."},
-    "options": {"type": "object", "description": "The rule options in force."},
+    "options": OPTIONS_IN_FORCE,
     "ok": {"type": "boolean", "description": "Every move was legal."},
     "won": {"type": "boolean", "description": "The position reached is won."},
     "moves_applied": {"type": "integer",
@@ -107,27 +119,112 @@ _REPLAY: Final[dict[str, Any]] = {
     "redeals_left": {"type": ["integer", "string"],
                      "description": "Redeals still allowed, or \"unlimited\"."},
     "rows": ROWS,
-    "error": {"type": ["object", "null"],
-              "description": "The refused move (index from 0, the move, a stable kind, a "
-                             "reason), or null.",
-              "properties": {
-                  "index": {"type": "integer"}, "move": {"type": "string"},
-                  "kind": {"type": "string"}, "reason": {"type": "string"}}},
+    "error": {"oneOf": [{"$ref": "#/components/schemas/RefusedMove"}, {"type": "null"}],
+              "description": "The first refused move, or null when every move was legal."},
 }
 """The fields every replay document has."""
+
+_ENTRY: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "One line of a leaderboard.",
+    "required": ["rank", "player", "won", "moves", "seconds", "submitted_at", "score"],
+    "properties": {
+        "rank": {"type": "integer", "description": "1 for the best; ties share a rank."},
+        "player": {"type": "string", "description": "The name, as first submitted."},
+        "won": {"type": "boolean", "description": "The game was won."},
+        "moves": {"type": "integer", "description": "Cards moved, undone ones included."},
+        "seconds": {"type": ["number", "null"],
+                    "description": "The time the start token measured, or null without one."},
+        "submitted_at": {"type": "string", "format": "date-time",
+                         "description": "When the submission was stored (UTC)."},
+        "score": {"type": "integer", "description": "The total of the ranking scheme."},
+    },
+}
 
 RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Problem": {
         "type": "object",
+        "description": "An RFC 9457 problem document: every error answer is one, never HTML.",
         "required": ["type", "title", "status"],
         "properties": {
-            "type": {"type": "string"}, "title": {"type": "string"},
-            "status": {"type": "integer"}, "detail": {"type": "string"},
-            "instance": {"type": "string"},
-            "errors": {"type": "array", "items": {"type": "object", "properties": {
-                "detail": {"type": "string"}, "pointer": {"type": "string"},
-                "parameter": {"type": "string"}}}},
+            "type": {"type": "string",
+                     "description": "A URI naming the kind of problem: about:blank, or "
+                                    "urn:gapgrid:problem:invalid-request, :not-found, "
+                                    ":conflict."},
+            "title": {"type": "string", "description": "A short summary of the kind."},
+            "status": {"type": "integer", "description": "The HTTP status code."},
+            "detail": {"type": "string",
+                       "description": "What went wrong with this request, for people; it "
+                                      "quotes input only as a short excerpt."},
+            "instance": {"type": "string", "description": "The request's path."},
+            "errors": {"type": "array", "description": "Each faulty field, for a 422.",
+                       "items": {"type": "object", "properties": {
+                           "detail": {"type": "string",
+                                      "description": "What is wrong with the field."},
+                           "pointer": {"type": "string",
+                                       "description": "A JSON Pointer into the body, as a "
+                                                      "URI fragment: #/moves/3 is the fourth "
+                                                      "move."},
+                           "parameter": {"type": "string",
+                                         "description": "The path or query parameter at "
+                                                        "fault."}}}},
         },
+    },
+    "RefusedMove": {
+        "type": "object",
+        "description": "The first move the rules refused.",
+        "required": ["index", "move", "kind", "reason"],
+        "properties": {
+            "index": {"type": "integer",
+                      "description": "Its position in the moves sent, counted from 0."},
+            "move": {"type": "string", "description": "The move, in notation."},
+            "kind": {"enum": list(REFUSAL_KINDS),
+                     "description": "A stable code: off-board (no such slot), from-gap (no "
+                                    "card to move), to-card (the target is not a gap), misfit "
+                                    "(the card does not fit there), won (the game is over), "
+                                    "no-redeal-left, variant-has-no-redeal, not-stuck (a "
+                                    "redeal only when no move is left), nothing-to-undo."},
+            "reason": {"type": "string",
+                       "description": "Why, for people, with card codes: \"slot 3 is not a "
+                                      "gap: it holds 2D\"."},
+        },
+    },
+    "Scores": {
+        "type": "object",
+        "description": "The summary terms every scheme scores from, then one entry per "
+                       "scoring scheme (by name: cards, frontier, par, and any a plugin "
+                       "adds) with that scheme's score.",
+        "required": ["cards_in_sequence", "finished_rows", "redeals_used", "undos", "moves"],
+        "properties": {
+            "cards_in_sequence": {"type": "integer",
+                                  "description": "Cards in their row's sequence from its "
+                                                 "first column."},
+            "finished_rows": {"type": "integer", "description": "Rows complete in sequence."},
+            "redeals_used": {"type": "integer", "description": "Redeals in effect."},
+            "undos": {"type": "integer", "description": "Undos played."},
+            "moves": {"type": "integer", "description": "Cards moved, undone ones included."},
+        },
+        "additionalProperties": {"$ref": "#/components/schemas/SchemeScore"},
+    },
+    "SchemeScore": {
+        "type": "object",
+        "description": "One scheme's score of a game. Schemes may add fields of their own "
+                       "(frontier: badges, allowance_seconds).",
+        "required": ["total", "breakdown", "better", "sort_key", "explanation"],
+        "properties": {
+            "total": {"type": "integer", "description": "The score."},
+            "breakdown": {"type": "object", "additionalProperties": {"type": "integer"},
+                          "description": "The points of each term, by name; they add up to "
+                                         "the total for point schemes."},
+            "better": {"enum": ["higher", "lower"],
+                       "description": "Whether a higher or a lower total is better."},
+            "sort_key": {"type": "array", "items": {"type": "integer"},
+                         "description": "Sorting keys ascending orders games best first."},
+            "explanation": {"type": "string", "description": "The score in words."},
+            "time_scored": {"type": "boolean",
+                            "description": "Whether the game's time counted in the score."},
+        },
+        "additionalProperties": True,
     },
     "Variant": {
         "type": "object",
@@ -173,33 +270,70 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "redeal_when": {"type": "string",
                             "description": "When a redeal is allowed: anytime, or stuck (only "
                                            "when no card move is left)."},
-            "preset_options": {"type": "object",
+            "preset_options": {"type": "object", "additionalProperties": {
+                                   "type": ["string", "integer"]},
                                "description": "The options a preset chooses ({} for a "
                                               "variant)."},
-            "options": {"type": "array", "items": {"type": "object"},
-                        "description": "The rule options it accepts: key, values, choices, "
-                                       "summary."},
+            "options": {"type": "array", "description": "The rule options it accepts.",
+                        "items": {"type": "object", "properties": {
+                            "key": {"type": "string",
+                                    "description": "The option's name, as in --option "
+                                                   "KEY=VALUE and the options object."},
+                            "values": {"type": "string",
+                                       "description": "The values it takes, in words."},
+                            "choices": {"type": "array", "items": {"type": "string"},
+                                        "description": "Every value it takes, when they can "
+                                                       "be listed ([] otherwise)."},
+                            "summary": {"type": "string", "description": "What it changes."},
+                        }}},
             "summary": {"type": "string", "description": "The rules, in short."},
             "plugin": {"type": "string", "description": "The plugin that provides it."},
         },
     },
     "Deal": {
-        "type": "object", "required": ["variant", "deal", "rows"],
-        "properties": {"variant": {"type": "string"}, "deal": {"type": "string"},
-                       "pysolfc_title": {"type": "string"}, "options": {"type": "object"},
-                       "rows": ROWS},
+        "type": "object",
+        "description": "The layout PySolFC deals for a game number; gapgrid deal --json prints "
+                       "the same document.",
+        "required": ["variant", "deal", "rows"],
+        "properties": {
+            "variant": {"type": "string", "description": "The variant's slug."},
+            "deal": {"type": "string", "description": "The game number, as gapgrid writes "
+                                                      "it."},
+            "pysolfc_title": {"type": "string",
+                              "description": "The number as PySolFC's title bar shows it "
+                                             "(#ms617)."},
+            "options": OPTIONS_IN_FORCE,
+            "rows": ROWS,
+        },
     },
     "Puzzle": {
         "type": "object",
+        "description": "A day's puzzle of one variant: the same for everyone, and never "
+                       "changed once served.",
         "required": ["id", "date", "variant", "options", "deal", "rows", "starts_at", "ends_at",
                      "rules_version"],
         "properties": {
-            "id": {"type": "string"}, "date": {"type": "string", "format": "date"},
-            "variant": {"type": "string"}, "name": {"type": "string"},
-            "options": {"type": "object"}, "deal": {"type": "string"}, "rows": ROWS,
-            "starts_at": {"type": "string", "format": "date-time"},
-            "ends_at": {"type": "string", "format": "date-time"},
-            "rules_version": {"type": "string"}, "pysolfc": {"type": "object"},
+            "id": {"type": "string", "description": "date-slug: 2026-11-30-montana."},
+            "date": {"type": "string", "format": "date", "description": "The UTC day."},
+            "variant": {"type": "string", "description": "The variant's slug."},
+            "name": {"type": "string", "description": "The variant's name."},
+            "options": OPTIONS_IN_FORCE,
+            "deal": {"type": "string", "description": "The game number."},
+            "rows": ROWS,
+            "starts_at": {"type": "string", "format": "date-time",
+                          "description": "When the day begins (UTC midnight)."},
+            "ends_at": {"type": "string", "format": "date-time",
+                        "description": "When it ends: submissions close then."},
+            "rules_version": {"type": "string",
+                              "description": "The version of the rules it was dealt under."},
+            "pysolfc": {"type": "object", "description": "How to play it in PySolFC.",
+                        "properties": {
+                            "game_id": {"type": "integer", "description": "PySolFC's game id."},
+                            "game_number": {"type": "string",
+                                            "description": "What to enter in Select game by "
+                                                           "number."},
+                            "how": {"type": "string", "description": "The steps, in words."},
+                        }},
         },
     },
     "VerifyResult": {
@@ -209,12 +343,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         "required": ["ok", "won", "moves_applied", "rows", "error"],
         "properties": {
             **_REPLAY,
-            "scores": {"type": ["object", "null"],
-                       "description": "The summary terms (cards_in_sequence, finished_rows, "
-                                      "redeals_used, undos, moves) and one entry per scheme "
-                                      "with total, breakdown, better, sort_key, explanation; "
-                                      "every scheme unless scoring chose some; null when a "
-                                      "move was refused."},
+            "scores": {"oneOf": [{"$ref": "#/components/schemas/Scores"}, {"type": "null"}],
+                       "description": "Every scheme's score (or those scoring chose); null "
+                                      "when a move was refused."},
         },
     },
     "MovesResult": {
@@ -245,40 +376,71 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         },
     },
     "StartToken": {
-        "type": "object", "required": ["puzzle", "token", "started_at"],
-        "properties": {"puzzle": {"type": "string"}, "token": {"type": "string"},
-                       "started_at": {"type": "string", "format": "date-time"},
-                       "expires_in": {"type": "integer"}},
+        "type": "object",
+        "description": "A signed start token: send it with the submission to have the time "
+                       "from now to the submission scored.",
+        "required": ["puzzle", "token", "started_at"],
+        "properties": {
+            "puzzle": {"type": "string", "description": "The puzzle's id."},
+            "token": {"type": "string", "description": "The token, opaque to clients."},
+            "started_at": {"type": "string", "format": "date-time",
+                           "description": "When the game's clock started (UTC)."},
+            "expires_in": {"type": "integer", "description": "Seconds the token stays valid."},
+        },
     },
     "SubmissionResult": {
-        "type": "object", "required": ["puzzle", "player", "stored", "result", "rank"],
+        "type": "object",
+        "description": "A submission, replayed and scored, and where it ranks.",
+        "required": ["puzzle", "player", "stored", "result", "rank"],
         "properties": {
-            "puzzle": {"type": "string"}, "player": {"type": "string"},
-            "stored": {"type": "boolean"}, "submitted_at": {"type": ["string", "null"]},
-            "elapsed_seconds": {"type": ["number", "null"]},
-            "result": {"$ref": "#/components/schemas/VerifyResult"},
-            "rank": {"type": ["integer", "null"]}, "players": {"type": "integer"},
+            "puzzle": {"type": "string", "description": "The puzzle's id."},
+            "player": {"type": "string", "description": "The name it is stored under."},
+            "stored": {"type": "boolean",
+                       "description": "Whether it is stored (false when a move was refused)."},
+            "submitted_at": {"type": ["string", "null"], "format": "date-time",
+                             "description": "When it was stored (UTC), or null."},
+            "elapsed_seconds": {"type": ["number", "null"],
+                                "description": "The time from the start token, or null "
+                                               "without one."},
+            "result": {"$ref": "#/components/schemas/VerifyResult",
+                       "description": "The replay and its scores, as POST /v1/verify answers."},
+            "rank": {"type": ["integer", "null"],
+                     "description": "Its rank on the leaderboard, or null when not stored."},
+            "players": {"type": "integer", "description": "Players ranked on the puzzle."},
         },
     },
     "Leaderboard": {
-        "type": "object", "required": ["puzzle", "page", "per_page", "total", "entries"],
+        "type": "object",
+        "description": "One page of a puzzle's ranking, best first.",
+        "required": ["puzzle", "ranking", "page", "per_page", "total", "entries", "next"],
         "properties": {
-            "puzzle": {"type": "string"},
+            "puzzle": {"type": "string", "description": "The puzzle's id."},
             "ranking": {"type": "string",
                         "description": "The scoring scheme the ranking follows "
                                        "(GAPGRID_RANKING)."},
-            "page": {"type": "integer"},
-            "per_page": {"type": "integer"}, "total": {"type": "integer"},
-            "entries": {"type": "array", "items": {"type": "object", "properties": {
-                "rank": {"type": "integer"}, "player": {"type": "string"},
-                "won": {"type": "boolean"}, "moves": {"type": "integer"},
-                "seconds": {"type": ["number", "null"]},
-                "submitted_at": {"type": "string"},
-                "score": {"type": "integer",
-                          "description": "The total of the ranking scheme."}}}},
+            "page": {"type": "integer", "description": "This page's number, from 1."},
+            "per_page": {"type": "integer", "description": "Entries per page."},
+            "total": {"type": "integer", "description": "Entries on all pages."},
+            "entries": {"type": "array", "items": _ENTRY,
+                        "description": "This page's entries, best first."},
             "next": {"type": ["string", "null"],
                      "description": "The next page's URL, or null on the last page."},
         },
+    },
+    "Health": {
+        "type": "object",
+        "description": "This process is ready to serve.",
+        "required": ["status", "version", "database"],
+        "properties": {
+            "status": {"enum": ["ok"], "description": "Always ok in a 200 answer."},
+            "version": {"type": "string", "description": "The gapgrid version serving."},
+            "database": {"enum": ["reachable"], "description": "The database answered."},
+        },
+    },
+    "OpenApiDocument": {
+        "type": "object",
+        "description": "An OpenAPI 3.1 document: this one.",
+        "required": ["openapi", "info", "paths"],
     },
 }
 
@@ -312,6 +474,25 @@ class RequestValidator:
             type_=INVALID_REQUEST, errors=found)
 
 
+_NAME_CHARACTER: Final = re.compile(r"[A-Za-z0-9 _.\-]")
+
+
+def player_name_problem(name: str) -> str:
+    """What exactly is wrong with a player name the pattern refuses, in the player's words:
+    " Dan" starts with a space, not "has characters that are not allowed"."""
+    if not name[:1].isascii() or not name[:1].isalnum():
+        return (f"starts with {excerpt(name[:1])}: a name starts with a letter or a digit "
+                f"(A-Z, a-z, 0-9)")
+    odd = next((character for character in name if not _NAME_CHARACTER.fullmatch(character)),
+               None)
+    if odd is not None:
+        return (f"has {excerpt(odd)}, which a name may not have: use letters A-Z, digits, "
+                f"spaces, '_', '.' or '-'")
+    if name.endswith(" "):
+        return "ends with a space: a name may not"
+    return "is not a name: letters, digits, spaces, '_', '.' or '-', starting with a letter"
+
+
 def _message(error: jsonschema.ValidationError) -> str:
     """A short message: never an echo of a huge value."""
     limit = error.validator_value
@@ -324,6 +505,8 @@ def _message(error: jsonschema.ValidationError) -> str:
         "type": f"must be of type {limit}",
         "pattern": "has characters that are not allowed",
     }
+    if error.validator == "pattern" and list(error.absolute_path) == ["player"]:
+        return player_name_problem(str(error.instance))
     if error.validator in messages:
         return messages[str(error.validator)]
     if error.validator == "additionalProperties":

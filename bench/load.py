@@ -56,7 +56,10 @@ def start_server(threads: int) -> tuple[subprocess.Popen[bytes], str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     instance = tempfile.mkdtemp(prefix="gapgrid-load-")
-    env = {**os.environ, "GAPGRID_INSTANCE": instance, "GAPGRID_SECRET_KEY": "load-benchmark"}
+    # One client sending as fast as it can is exactly what the rate limits stop; raised
+    # far above the rate (not turned off), so their cost is still measured.
+    env = {**os.environ, "GAPGRID_INSTANCE": instance, "GAPGRID_SECRET_KEY": "load-benchmark",
+           "GAPGRID_LIMIT_CHECKS": "10000000 per minute"}
     gapgrid = Path(sys.executable).with_name("gapgrid")
     process = subprocess.Popen([str(gapgrid), "serve", "--port", str(port), "--threads",
                                 str(threads)], env=env, stderr=subprocess.DEVNULL)

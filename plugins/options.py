@@ -89,6 +89,6 @@ def gapgrid_register(registry: Registry) -> None:
     registry.add_option(
         key="redeal-when",
         summary="When a redeal may be asked for: anytime (PySolFC) or stuck (only when no "
-                "move is left, as the seed documents play it).",
+                "move is left, as Gaps is usually played).",
         values=", ".join(TIMINGS), choices=TIMINGS,
         parse=ChoiceParser(TIMINGS, "redeal timing"), make_plugin=RedealWhen)

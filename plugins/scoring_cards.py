@@ -22,13 +22,17 @@ class CardsScheme:
             "unused_redeals": PER_UNUSED_REDEAL * summary.unused_redeals,
             "undos": PER_UNDO * summary.undos,
         }
-        return points(breakdown, f"{summary.cards_in_sequence} cards in sequence, "
-                                 f"{summary.unused_redeals} redeals unused, "
-                                 f"{summary.undos} undos")
+        return points(breakdown, f"{_count(summary.cards_in_sequence, 'card')} in sequence, "
+                                 f"{_count(summary.unused_redeals, 'redeal')} unused, "
+                                 f"{_count(summary.undos, 'undo')}")
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"
 
 
 @hookimpl
 def gapgrid_register(registry: Registry) -> None:
     registry.add_scoring(
         name="cards", scheme=CardsScheme(),
-        summary="1 point per card in sequence, +10 per unused redeal, -2 per undo (seed 003).")
+        summary="1 point per card in sequence, +10 per unused redeal, -2 per undo.")

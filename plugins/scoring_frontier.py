@@ -53,9 +53,10 @@ class FrontierScheme:
         else:
             timing = f"{seconds_left} s left of {allowance} s"
         return points(breakdown,
-                      f"{summary.cards_in_sequence} cards in sequence, {summary.finished_rows} "
-                      f"rows finished, {summary.unused_redeals} redeals unused, "
-                      f"{summary.moves} moves; {timing}",
+                      f"{_count(summary.cards_in_sequence, 'card')} in sequence, "
+                      f"{_count(summary.finished_rows, 'row')} finished, "
+                      f"{_count(summary.unused_redeals, 'redeal')} unused, "
+                      f"{_count(summary.moves, 'move')}; {timing}",
                       extra={"badges": badges(summary), "time_scored": seconds_left is not None,
                              "allowance_seconds": allowance})
 
@@ -64,5 +65,9 @@ class FrontierScheme:
 def gapgrid_register(registry: Registry) -> None:
     registry.add_scoring(
         name="frontier", scheme=FrontierScheme(),
-        summary="Frontier Ledger (seed 001): +100 per card in sequence, +1,000 per finished "
-                "row, +500 per unused redeal, +10 per second left, -5 per move; badges.")
+        summary="+100 per card in sequence, +1,000 per finished row, +500 per unused redeal, "
+                "+10 per second left, -5 per move; badges.")
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"

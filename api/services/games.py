@@ -11,12 +11,18 @@ naming the field, in the HTTP request body's field names.
 The one rule for scores: a verification always carries ``scores``, with every
 scoring scheme unless ``scoring`` names some (``"all"`` means every one); it is
 null when a move was refused, since a refused game has no score.
+
+Messages quote what the caller sent only as a short excerpt
+(:func:`gapgrid.api.text.excerpt`), and values longer than any valid one are
+refused before they reach the engine, so no answer repeats a 5 MB move.
+Moves are counted from 1 in messages; the ``field`` path of an error, like
+``error.index`` in a document, counts from 0.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -25,11 +31,12 @@ from gapgrid.api import json_documents
 from gapgrid.api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
 from gapgrid.api.pysolfc.savefile import SavedGame, SaveFileError, read_save
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
+from gapgrid.api.text import excerpt
 from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from gapgrid.core.game import GameState, new_game
-from gapgrid.core.notation import Action, NotationError, parse_actions
+from gapgrid.core.notation import Action, NotationError, parse_action
 from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
 from gapgrid.core.replay import ReplayResult, replay
 from gapgrid.core.rules import Rules
@@ -41,31 +48,68 @@ MAX_SECONDS: Final = 366 * 24 * 3600
 ALL_SCHEMES: Final = ("all",)
 """What an empty ``scoring`` means: every scheme."""
 
+MAX_MOVE_TEXT: Final = 16
+"""Longest move in notation (``123456-123456``, ``redeal``); the HTTP schema's limit too."""
+
+MAX_NAME: Final = 64
+"""Longest variant, option or scheme name, or option value, the service reads."""
+
+MAX_DEAL_TEXT: Final = 48
+"""Longest game number text (20 digits with PySolFC's separators and prefixes)."""
+
 
 # -- checking the request's values ------------------------------------------------------------
 
 
 def find_entry(catalogue: Catalogue, variant: str) -> VariantInfo | PresetInfo:
     """The variant or preset called ``variant`` (a slug or another name)."""
+    _check_name(variant)
     try:
         return catalogue.lookup(variant)
     except UnknownVariantError as error:
-        raise ServiceError(str(error), fault=Fault.UNKNOWN_VARIANT, field=("variant",)) from None
+        raise unknown_variant(error) from None
+
+
+def unknown_variant(error: UnknownVariantError) -> ServiceError:
+    """An unknown variant in the caller's terms: the name (an excerpt) and the suggestions.
+
+    Where the list of variants is (``gapgrid variants``, ``GET /v1/variants``)
+    is for each adapter to add: an HTTP client cannot run the command line.
+    """
+    hint = f"; did you mean {' or '.join(error.suggestions)}?" if error.suggestions else ""
+    return ServiceError(f"unknown variant {excerpt(error.name)}{hint}",
+                        fault=Fault.UNKNOWN_VARIANT, field=("variant",))
+
+
+def _check_name(variant: object) -> None:
+    if isinstance(variant, str) and len(variant) > MAX_NAME:
+        raise ServiceError(f"unknown variant {excerpt(variant)}: no variant name is longer "
+                           f"than {MAX_NAME} characters", fault=Fault.UNKNOWN_VARIANT,
+                           field=("variant",))
 
 
 def game_rules(catalogue: Catalogue, variant: str,
                options: Mapping[str, str | int] | None = None) -> Rules:
     """The rules of ``variant`` with ``options`` applied."""
+    _check_name(variant)
+    for key, value in (options or {}).items():
+        if len(str(key)) > MAX_NAME or len(str(value)) > MAX_NAME:
+            where = ("options", str(key)) if len(str(key)) <= MAX_NAME else ("options",)
+            raise invalid(f"option {excerpt(key)} = {excerpt(value)}: no option key or value "
+                          f"is longer than {MAX_NAME} characters", *where)
     try:
         return catalogue.rules(variant, options)
     except UnknownVariantError as error:
-        raise ServiceError(str(error), fault=Fault.UNKNOWN_VARIANT, field=("variant",)) from None
+        raise unknown_variant(error) from None
     except OptionError as error:
         raise invalid(str(error), "options", error.key) from None
 
 
 def game_number(deal: str) -> DealNumber:
     """The game number ``deal``, read as PySolFC reads it."""
+    if isinstance(deal, str) and len(deal) > MAX_DEAL_TEXT:
+        raise invalid(f"{excerpt(deal)} is not a game number: game numbers run from 1 to "
+                      f"10**20, at most {MAX_DEAL_TEXT} characters with separators", "deal")
     try:
         return parse_deal_number(deal)
     except DealNumberError as error:
@@ -73,16 +117,30 @@ def game_number(deal: str) -> DealNumber:
 
 
 def actions_of(moves: Sequence[str]) -> list[Action]:
-    """The moves in notation; the error names the index of the first malformed one."""
+    """The moves in notation; the error names the first malformed one."""
+    return [parse_move(text, index) for index, text in enumerate(moves)]
+
+
+def parse_move(text: str, index: int) -> Action:
+    """Move number ``index + 1`` in notation; a refusal counts it from 1 for people and
+    points at ``("moves", index)``."""
+    if isinstance(text, str) and len(text) > MAX_MOVE_TEXT:
+        # no length given: read from a stream, the text may be only the start of a word
+        raise invalid(f"move {index + 1:,}: {excerpt(text, 20, count=False)} is not a move: "
+                      f"no move is longer than {MAX_MOVE_TEXT} characters (F-T, redeal or "
+                      f"undo)", "moves", index)
     try:
-        return parse_actions(moves)
+        return parse_action(text)
     except NotationError as error:
-        raise invalid(str(error), "moves", error.index or 0) from None
+        raise invalid(f"move {index + 1:,}: {error}", "moves", index) from None
 
 
 def scoring_schemes(catalogue: Catalogue, names: Sequence[str] = ()) -> dict[str, ScoringInfo]:
     """The schemes ``names`` chooses: every one when it is empty or says ``all``."""
     chosen = list(names) or list(ALL_SCHEMES)
+    for index, name in enumerate(chosen):
+        if len(name) > MAX_NAME:
+            raise invalid(f"unknown scoring scheme {excerpt(name)}", "scoring", index)
     try:
         return catalogue.scoring_schemes(chosen)
     except UnknownSchemeError as error:
@@ -214,6 +272,66 @@ def position(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[s
     game = game_number(deal)
     result = replay(rules, game, actions_of(moves))
     return Position(rules, game, result, json_documents.position_json(rules, game, result))
+
+
+# -- moves as they come (the command line's standard input) ----------------------------------
+
+
+def verify_stream(catalogue: Catalogue, *, variant: str, deal: str, moves: Iterable[str],
+                  max_moves: int, options: Mapping[str, str | int] | None = None,
+                  scoring: Sequence[str] = (), elapsed: float | None = None,
+                  timed: bool = False) -> Verification:
+    """:func:`verify` for moves that arrive one by one (a pipe, a file of any size): every
+    other argument is checked first, then the moves are read as :func:`replay_stream`
+    reads them. The document is the one :func:`verify` gives for the moves read."""
+    rules = game_rules(catalogue, variant, options)
+    game = game_number(deal)
+    schemes = scoring_schemes(catalogue, scoring)
+    seconds = game_time(elapsed)
+    result = replay_stream(rules, game, moves, max_moves)
+    summary = GameSummary.from_replay(result, elapsed=seconds, timed=timed)
+    return Verification(rules, game, result, _scored(rules, game, result, summary, schemes))
+
+
+def position_stream(catalogue: Catalogue, *, variant: str, deal: str, moves: Iterable[str],
+                    max_moves: int, options: Mapping[str, str | int] | None = None
+                    ) -> Position:
+    """:func:`position` for moves that arrive one by one, read as :func:`verify_stream`
+    reads them."""
+    rules = game_rules(catalogue, variant, options)
+    game = game_number(deal)
+    result = replay_stream(rules, game, moves, max_moves)
+    return Position(rules, game, result, json_documents.position_json(rules, game, result))
+
+
+def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_moves: int
+                  ) -> ReplayResult:
+    """Deal ``game`` and replay ``moves``, read from an iterator of any length.
+
+    At most ``max_moves`` + 1 moves are read: reading stops at the first
+    malformed one or once the cap is passed, so the input's size costs
+    nothing. The moves read are then replayed by
+    :func:`gapgrid.core.replay.replay`, and the answer is the first refused
+    move among them, as if the input had ended there; only when every move
+    read is legal does the malformed move, or the cap, make the refusal
+    (:class:`ServiceError`). Memory is bounded by the move cap.
+    """
+    actions: list[Action] = []
+    stopped: ServiceError | None = None
+    for index, text in enumerate(moves):
+        if index >= max_moves:
+            stopped = invalid(f"more than {max_moves:,} moves: the limit is GAPGRID_MAX_MOVES",
+                              "moves", index)
+            break
+        try:
+            actions.append(parse_move(text, index))
+        except ServiceError as error:
+            stopped = error
+            break
+    result = replay(rules, game, actions)
+    if stopped is not None and result.ok:
+        raise stopped
+    return result
 
 
 # -- PySolFC saved games ---------------------------------------------------------------------

@@ -26,19 +26,27 @@ def free_port() -> int:
 class LiveServer:
     """``gapgrid serve`` in a subprocess, on an instance folder that outlives restarts."""
 
-    def __init__(self, instance: Path, secret: str = "live-test-secret") -> None:
+    def __init__(self, instance: Path, secret: str = "live-test-secret", *,
+                 environment: dict[str, str] | None = None, log: Path | None = None) -> None:
         self.instance = instance
         self.secret = secret
+        self.environment = dict(environment or {})
+        """More settings (``GAPGRID_...``) for the server."""
+        self.log = log
+        """Where its standard error (banner, access log) goes; nowhere when None."""
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
     def start(self) -> LiveServer:
         port = free_port()
         env = {**os.environ, "GAPGRID_INSTANCE": str(self.instance),
-               "GAPGRID_SECRET_KEY": self.secret}
+               "GAPGRID_SECRET_KEY": self.secret, **self.environment}
+        log = None if self.log is None else self.log.open("ab")
         self.process = subprocess.Popen(
             [str(GAPGRID), "serve", "--port", str(port), "--threads", "8"], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL if log is None else log)
+        if log is not None:
+            log.close()  # the server has its own copy
         self.url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -86,7 +86,7 @@ def test_verify_text_explains_a_refusal() -> None:
     """The text verdict names the move and the reason."""
     code, output = run("verify", "montana", "27769", "27-40", "redeal", "redeal", "redeal")
     assert code == 1
-    assert "Move 3 (redeal) is refused: no redeal left: all 2 redeals were used." in output
+    assert "Move 4 (redeal) is refused: no redeal left: all 2 redeals were used." in output
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -98,8 +98,8 @@ def test_verify_text_explains_a_refusal() -> None:
     (("deal", "montana", "5", "--option", "redeals"), "is not KEY=VALUE"),
     (("deal", "montana", "5", "--option", "colour=red"), "montana has no option 'colour'"),
     (("deal", "montana", "5", "-o", "redeals=lots"), "'lots' is not a number of redeals"),
-    (("verify", "montana", "5", "1-2", "up"), "move 1: 'up' is not a move"),
-    (("verify", "montana", "5", "1-2", "--json", "3-"), "is not a move"),
+    (("verify", "montana", "5", "2-0", "up"), "move 2: 'up' is not a move"),
+    (("verify", "montana", "5", "2-0", "--json", "3-"), "move 2: '3-' is not a move"),
 ])
 def test_usage_errors_exit_2_with_the_reason(args: tuple[str, ...], message: str) -> None:
     """Unknown variant, bad number, bad option or bad notation: exit 2 and a precise message."""
@@ -208,8 +208,8 @@ def test_timed_changes_the_frontier_allowance() -> None:
     (("verify", "montana", "0"), "NUMBER", "there is no game 0"),
     (("deal", "montanna", "5"), "VARIANT", "unknown variant 'montanna'"),
     (("deal", "montana"), "NUMBER", "Missing argument 'NUMBER'"),
-    (("verify", "montana", "5", "1-2", "up"), "MOVE", "move 1: 'up' is not a move"),
-    (("moves", "montana", "5", "x"), "MOVE", "move 0: 'x' is not a move"),
+    (("verify", "montana", "5", "2-0", "up"), "MOVE", "move 2: 'up' is not a move"),
+    (("moves", "montana", "5", "x"), "MOVE", "move 1: 'x' is not a move"),
     (("verify", "montana", "5", "--scoring", "golf"), "--scoring", "unknown scoring scheme"),
     (("verify", "montana", "5", "--elapsed", "soon"), "--elapsed", "not a number of seconds"),
     (("verify", "montana", "5", "--elapsed", "-1"), "--elapsed", "a duration from 0"),
@@ -272,7 +272,7 @@ def test_moves_text_shows_board_moves_and_redeals() -> None:
     """The text form: the board, the legal moves with their cards, the redeals left."""
     code, output = run("moves", "montana", "27769", "27-40")
     assert code == 0
-    assert "All 1 moves are legal" in output
+    assert "The 1 move is legal" in output
     assert "Legal moves (" in output and "Redeals left: 2 (a redeal is allowed now)." in output
 
 

@@ -351,7 +351,7 @@ def test_openapi_document_is_valid(client: FlaskClient) -> None:
         "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify", "/v1/moves",
         "/v1/hint", "/v1/puzzles/{date}/{slug}/solution",
         "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
-        "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json"}
+        "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json", "/v1/health"}
 
 
 def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> None:
@@ -361,16 +361,18 @@ def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> Non
     assert verify["properties"]["moves"]["maxItems"] == 77
 
 
-def test_the_development_secret_is_warned_about(tmp_path: Path,
-                                                caplog: pytest.LogCaptureFixture) -> None:
-    """Without GAPGRID_SECRET_KEY the app starts, on the development secret, with a warning."""
+def test_the_first_start_keeps_a_generated_secret(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without GAPGRID_SECRET_KEY, create_app() signs and chooses puzzles with a random
+    secret it keeps in the instance folder, never a published one."""
+    from gapgrid import plugins
     from gapgrid.api.app import create_app
-    from gapgrid.api.config import Settings
-    settings = Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path / "fresh")})
-    assert settings.uses_development_secret
-    with caplog.at_level("WARNING"):
-        create_app(settings)
-    assert "GAPGRID_SECRET_KEY is not set" in caplog.text
+    from gapgrid.api.config import DEVELOPMENT_SECRET
+    monkeypatch.setenv("GAPGRID_INSTANCE", str(tmp_path / "fresh"))
+    monkeypatch.delenv("GAPGRID_SECRET_KEY", raising=False)
+    app = create_app(catalogue=plugins.load_catalogue(disabled=()))
+    kept = (tmp_path / "fresh" / "secret_key").read_text().strip()
+    assert app.extensions["gapgrid"].settings.secret_key == kept != DEVELOPMENT_SECRET
     assert (tmp_path / "fresh" / "gapgrid.sqlite3").exists()
 
 

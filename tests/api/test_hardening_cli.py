@@ -1,0 +1,323 @@
+"""Attacks and slips on the command line (issue "Hardening"), each kept as a test: input read
+whole and without a cap, internal errors for a bad environment, echoed input, and the
+rough edges a new user hit (moves counted from 0, "1 moves", 2D beside 2♦, ...)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from gapgrid.api.cli import main
+from gapgrid.api.config import Settings
+from gapgrid.core.catalogue import Catalogue, PluginProblem
+
+GAPGRID = Path(sys.executable).with_name("gapgrid")
+MEBIBYTE = 1024 * 1024
+
+
+def invoke(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+           color: bool = False) -> Result:
+    """Run the command line in-process, standard error kept apart."""
+    return CliRunner().invoke(main, list(args), input=stdin, env=env, color=color,
+                              prog_name="gapgrid")
+
+
+@pytest.fixture
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """No GAPGRID_* variable set, and the working folder a fresh empty one."""
+    for name in list(os.environ):
+        if name.startswith("GAPGRID_") and name != "GAPGRID_DISABLE_PLUGINS":
+            monkeypatch.delenv(name)
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    yield folder
+
+
+# -- standard input: streamed, capped, stopped at the first refusal -----------------------------
+
+
+# A child's peak memory (ru_maxrss) counts what it held before exec, that is, a copy of
+# the process that forked it: measured from pytest it would be pytest's size. So a small
+# Python starts gapgrid and reports its child's peak, in KiB, to a file.
+MEASURE = """
+import resource, subprocess, sys
+status = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as report:
+    report.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(status)
+"""
+
+
+def _run_measured(args: list[str], stdin_file: Path, timeout: float = 120
+                  ) -> tuple[int, bytes, float, float]:
+    """Run ``gapgrid`` on a file as standard input; exit status, output, seconds, and its
+    peak memory in MiB."""
+    report = stdin_file.with_suffix(".rss")
+    began = time.monotonic()
+    with stdin_file.open("rb") as stdin:
+        process = subprocess.Popen(
+            [sys.executable, "-c", MEASURE, str(report), str(GAPGRID), *args], stdin=stdin,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.communicate()
+            pytest.fail(f"gapgrid {' '.join(args)} ran over {timeout} s")
+    return (process.returncode, output, time.monotonic() - began,
+            int(report.read_text()) / 1024)
+
+
+def _write(path: Path, word: str, size: int) -> Path:
+    with path.open("w", encoding="ascii") as file:
+        chunk = word * (1 * MEBIBYTE // len(word))
+        for _ in range(size // len(chunk)):
+            file.write(chunk)
+    return path
+
+
+@pytest.mark.slow
+def test_50_mb_of_moves_whose_first_is_illegal_costs_nothing(tmp_path: Path) -> None:
+    """Reading stops at the first refused move: 50 MB on standard input whose first move is
+    illegal answers at once in a few MiB (it took 18 s and 1.8 GB)."""
+    stdin = tmp_path / "moves.txt"
+    stdin.write_text("0-1 ")
+    with stdin.open("a", encoding="ascii") as file:
+        file.write(("27-40 " * (MEBIBYTE // 6)) * 50)
+    code, output, seconds, mib = _run_measured(["verify", "montana", "5", "--json"], stdin)
+    assert code == 1, output[:300]
+    assert json.loads(output)["error"]["index"] == 0
+    assert seconds < 10 and mib < 120, (seconds, mib)
+
+
+@pytest.mark.slow
+def test_50_mb_of_redeals_stops_at_the_move_cap(tmp_path: Path) -> None:
+    """More than GAPGRID_MAX_MOVES moves is refused as the API refuses them, after reading
+    only that many: 50 MB of redeals in an unlimited-redeal game stays within the memory of
+    5,000 moves (50,000 redeals took 1.3 GB; 50 MB was killed by the kernel at 23 GB)."""
+    stdin = _write(tmp_path / "redeals.txt", "redeal ", 50 * MEBIBYTE)
+    args = ["verify", "double-blue-moon", "99999999999999999999", "-o", "redeals=unlimited",
+            "--json"]
+    code, output, seconds, mib = _run_measured(args, stdin)
+    assert code == 2, output[:300]
+    error = json.loads(output)["error"]
+    assert error["kind"] == "usage" and "more than 5,000 moves" in error["message"]
+    assert seconds < 30 and mib < 150, (seconds, mib)
+
+
+@pytest.mark.slow
+def test_one_5_mb_word_is_refused_from_its_start(tmp_path: Path) -> None:
+    """A 5 MB move is refused, quoted in a few dozen characters, without being read whole."""
+    stdin = _write(tmp_path / "word.txt", "1", 5 * MEBIBYTE)
+    code, output, _, mib = _run_measured(["verify", "montana", "5"], stdin)
+    assert code == 2 and len(output) < 1000 and b"\xe2\x80\xa6" in output, output[:300]
+    assert mib < 120
+
+
+def test_the_move_cap_is_gapgrid_max_moves() -> None:
+    """GAPGRID_MAX_MOVES applies to the command line too, arguments included."""
+    result = invoke("verify", "montana", "5", "2-0", "undo", "2-0", "undo",
+                    env={"GAPGRID_MAX_MOVES": "3"})
+    assert result.exit_code == 2 and "more than 3 moves" in result.stderr
+    assert invoke("verify", "montana", "5", "2-0", "undo", "2-0",
+                  env={"GAPGRID_MAX_MOVES": "3"}).exit_code == 0
+
+
+def test_standard_input_that_is_not_utf8_is_refused_as_moves() -> None:
+    """Bytes that are not UTF-8 are a malformed move (exit 2), not an internal error."""
+    result = CliRunner().invoke(main, ["verify", "montana", "5"], input=b"2-0 \xff\xfe\n")
+    assert result.exit_code == 2 and "move 2" in result.stderr
+
+
+# -- the environment's faults are the user's to fix, in one line, exit 2 ------------------------
+
+
+def test_daily_does_not_create_an_instance_where_it_runs(clean_environment: Path) -> None:
+    """`gapgrid daily` in a folder with no instance says so and creates nothing."""
+    result = invoke("daily", "montana")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("gapgrid: no secret") and "gapgrid serve" in result.stderr
+    assert list(clean_environment.iterdir()) == []
+    with_secret = invoke("daily", "montana", env={"GAPGRID_SECRET_KEY": "s"})
+    assert with_secret.exit_code == 2 and "no gapgrid instance at" in with_secret.stderr
+    assert list(clean_environment.iterdir()) == []
+
+
+def test_daily_reads_the_instance_a_server_made(clean_environment: Path) -> None:
+    """Once a server has started there (made the folder and its secret), daily works."""
+    Settings.from_environment({"GAPGRID_INSTANCE": str(clean_environment / "instance")},
+                              create_secret=True)
+    result = invoke("daily", "montana", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["variant"] == "montana"
+
+
+@pytest.mark.parametrize(("database", "daily_words", "serve_words"), [
+    ("/dev/null", "not a regular file", "not a regular file"),
+    ("/proc/no-such-folder/db.sqlite3", "no gapgrid instance at /proc/no-such-folder",
+     "cannot use the instance folder /proc/no-such-folder"),
+    (".", "it is a folder", "it is a folder"),
+])
+def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, database: str,
+                                                  daily_words: str, serve_words: str) -> None:
+    """/dev/null, a folder that cannot be made, a folder as the database: exit 2, one line
+    naming the variable, for daily and for serve (they were internal errors, exit 3)."""
+    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": database}
+    for args, words in ((("daily", "montana"), daily_words),
+                        (("serve", "--port", "0"), serve_words)):
+        result = invoke(*args, env=env)
+        assert result.exit_code == 2, (args, result.output)
+        line = result.stderr.strip()
+        assert "\n" not in line and words in line and "GAPGRID_" in line, line
+        assert "internal error" not in line
+
+
+def test_serve_refuses_a_busy_port_and_a_bad_host(clean_environment: Path) -> None:
+    """A port in use and an address that is no address are one line each, exit 2, before
+    any banner (they were "internal error ... please report it", exit 3)."""
+    env = {"GAPGRID_SECRET_KEY": "s"}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = invoke("serve", "--port", str(port), env=env)
+    assert busy.exit_code == 2 and "is in use by another program" in busy.stderr
+    assert "gapgrid API on" not in busy.stderr
+    for host in ("999.1.1.1", "no-such-host.invalid"):
+        bad = invoke("serve", "--host", host, env=env)
+        assert bad.exit_code == 2 and f"cannot listen on {host}" in bad.stderr
+
+
+# -- echoed input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ("deal", "x" * 100_000, "5"),
+    ("deal", "montana", "9" * 100_000),
+    ("deal", "montana", "5", "-o", "redeals=" + "9" * 100_000),
+    ("deal", "montana", "5", "-o", "k" * 100_000 + "=1"),
+    ("deal", "montana", "5", "-o", "k" * 100_000),
+    ("verify", "montana", "5", "--elapsed", "s" * 100_000),
+    ("verify", "montana", "5", "--scoring", "g" * 100_000),
+    ("verify", "montana", "5", "2-0", "1" * 100_000),
+    ("x" * 100_000,),
+])
+def test_long_arguments_are_quoted_short(args: tuple[str, ...]) -> None:
+    """An argument of 100,000 characters is quoted in a short, marked excerpt, text and JSON
+    alike (a 5 MB move came back in a 5 MB message)."""
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert len(result.stderr) < 1500, result.stderr[:300]
+    as_json = invoke(*args, "--json")
+    assert len(as_json.stdout) < 1500, as_json.stdout[:300]
+
+
+# -- the rough edges -------------------------------------------------------------------------
+
+
+def test_gapgrid_alone_prints_help_and_succeeds() -> None:
+    """`gapgrid` with no command prints the help on standard output, exit 0."""
+    result = invoke()
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.startswith("Usage: gapgrid") and "verify" in result.stdout
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_colour_honours_no_color_and_dumb_terminals(env: dict[str, str]) -> None:
+    """NO_COLOR (any value) and TERM=dumb turn colour off, even on a terminal."""
+    assert "\x1b[" in invoke("deal", "montana", "1", color=True,
+                             env={"NO_COLOR": "", "TERM": "xterm"}).stdout
+    assert "\x1b[" not in invoke("deal", "montana", "1", color=True, env=env).stdout
+    assert "\x1b[" not in invoke("moves", "montana", "1", color=True, env=env).stdout
+
+
+def test_text_counts_moves_from_one_with_plurals_and_board_card_names() -> None:
+    """The fourth move is Move 4, the card is 2♦ as on the board, "1 move" is singular; the
+    JSON index stays 0-based."""
+    text = invoke("verify", "montana", "27769", "27-40", "redeal", "15-0", "0-3").stdout
+    assert "Move 4 (0-3) is refused: slot 3 is not a gap: it holds 2♦." in text
+    assert "The 3 moves before it are legal" in text
+    first = invoke("verify", "montana", "27769", "0-3").stdout
+    assert "Move 1 (0-3) is refused" in first and "It is the first move" in first
+    one = invoke("verify", "montana", "27769", "27-40", "--scoring", "cards").stdout
+    assert "The 1 move is legal" in one
+    assert "(1 card in sequence, 2 redeals unused, 0 undos)" in one
+    none = invoke("moves", "montana", "27769").stdout
+    assert "No move was played" in none
+    data = json.loads(invoke("verify", "montana", "27769", "27-40", "redeal", "15-0", "0-3",
+                             "--json").stdout)
+    assert data["error"]["index"] == 3 and data["error"]["reason"].endswith("2D")
+
+
+def test_a_repeated_option_is_an_error() -> None:
+    """--elapsed twice, or one --option key twice, is refused rather than silently keeping
+    the last; options meant to repeat still may."""
+    twice = invoke("verify", "montana", "5", "--elapsed", "5", "--elapsed", "50")
+    assert twice.exit_code == 2 and "--elapsed is given twice" in twice.stderr
+    assert invoke("verify", "montana", "5", "--elapsed=5", "--elapsed=50").exit_code == 2
+    key = invoke("deal", "montana", "5", "-o", "redeals=1", "--option", "redeals=2")
+    assert key.exit_code == 2 and "'redeals' is given twice ('1' and '2')" in key.stderr
+    assert invoke("verify", "montana", "5", "--scoring", "cards", "--scoring", "par",
+                  "--json", "--json").exit_code == 0
+
+
+def test_elapsed_is_never_silently_ignored() -> None:
+    """--elapsed is shown beside the scores, and said when no scheme shown scores time."""
+    alone = invoke("verify", "montana", "27769", "27-40", "--elapsed", "42",
+                   "--scoring", "cards").stdout
+    assert "Time: 42 s; none of the schemes shown scores the time." in alone
+    scored = invoke("verify", "montana", "27769", "27-40", "--elapsed", "42").stdout
+    par = next(line for line in scored.splitlines() if line.startswith("par: "))
+    assert "Time: 42 s." in scored and "in 42.0 s" in par
+
+
+def test_no_internal_words_reach_users() -> None:
+    """Scheme, preset and option texts speak of the game, not of the seed documents."""
+    shown = invoke("scoring").stdout + invoke("variants", "--json").stdout
+    for word in ("seed 00", "seed documents", "Frontier Ledger"):
+        assert word not in shown
+
+
+def test_only_pysolfc_games_get_a_pysolfc_title() -> None:
+    """Montana's deal names its PySolFC game number; Gaps (a preset PySolFC lacks) does not."""
+    assert invoke("deal", "montana", "5").stdout.splitlines()[0] == (
+        "Montana, game 5 (PySolFC: #ms5)")
+    assert invoke("deal", "gaps", "5").stdout.splitlines()[0] == "Gaps, game 5"
+
+
+def test_unknown_variants_point_to_the_list() -> None:
+    """On the command line an unknown variant points to `gapgrid variants`."""
+    result = invoke("deal", "montanna", "5")
+    assert result.exit_code == 2 and "(`gapgrid variants` lists them)" in result.stderr
+
+
+def test_plugin_errors_show_no_pluggy_internals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin that fails to load is named with a one-line reason: no module reprs, memory
+    addresses, registry dumps or internal plugin numbers."""
+    from gapgrid import plugins
+    load = plugins.load_catalogue
+
+    def with_a_broken_plugin(**kwargs: Any) -> Catalogue:
+        catalogue = load(disabled=())
+        reason = ("invalid plugin: Plugin already registered under a different name: "
+                  "again=<module 'third.party' from '/site/third/party.py'>\n"
+                  "{'140523342521616': <third.Party object at 0x7f3a2c1d9e10>}")
+        catalogue.problems = (*catalogue.problems, PluginProblem("again", reason))
+        return catalogue
+    monkeypatch.setattr(plugins, "load_catalogue", with_a_broken_plugin)
+    result = invoke("scoring")
+    assert result.exit_code == 0
+    stderr = result.stderr
+    assert stderr.count("\n") == 1 and "plugin 'again' not loaded" in stderr
+    assert "0x7f" not in stderr and "140523342521616" not in stderr and "/site/" not in stderr
+
