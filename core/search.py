@@ -34,8 +34,12 @@ from gapgrid.core.replay import replay_from
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "1"
-"""Changes whenever the search could answer differently; studies record it."""
+SOLVER_VERSION: Final = "2"
+"""Changes whenever the search could answer differently; studies record it.
+
+1: restarts, beams and the two reductions as of commit 91a80e7 (the first
+study sitting); 2: cheaper positions, beams balanced against the restarts,
+side-by-side pairs in the evaluation."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
