@@ -110,7 +110,11 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
                     variants: Sequence[str], positions: int, seconds: float,
                     as_json: bool) -> None:
     """Create and certify the puzzles of the coming days (and certify stored ones that are
-    not), so that no player waits for a search."""
+    not), so that no player waits for a search.
+
+    A coming day none of whose candidates is won within the budget is left unmade (a later
+    run, or the day's first request, tries again); today's is stored uncertified.
+    """
     service = puzzle_service(ctx)
     try:
         start = datetime.date.fromisoformat(first) if first else service.today()
@@ -137,8 +141,11 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
         rating = puzzle["difficulty"]
         facts = (f"par {puzzle['par']}, {rating['label'] if rating else 'not rated'}"
                  if puzzle["certified"] else "NOT certified")
-        click.echo(f"{date} {slug:<20} {prepared.action:<11} game {puzzle['deal']:>20}  "
+        click.echo(f"{date} {slug:<20} {prepared.action:<11} game {puzzle['deal'] or '-':>20}  "
                    f"{facts}  ({prepared.tried} candidate{'' if prepared.tried == 1 else 's'}, "
                    f"{prepared.seconds:.1f} s)")
     missing = sum(1 for _, _, prepared in done if not prepared.document["certified"])
-    click.echo(f"{len(done)} puzzles: {len(done) - missing} certified, {missing} not.")
+    unmade = sum(1 for _, _, prepared in done if prepared.action == "not stored")
+    click.echo(f"{len(done)} puzzles: {len(done) - missing} certified, {missing} not"
+               + (f" ({unmade} of them not stored: run again with more --seconds or "
+                  f"--positions)." if unmade else "."))

@@ -86,9 +86,11 @@ POLL_SECONDS: Final = 0.1
 HINT_SEARCHES: Final = 2
 """Hint searches one process runs at once; more would only share the same cores."""
 
-PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=300.0, max_candidates=200,
+PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidates=200,
                                               shorten_seconds=3.0)
-"""What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise."""
+"""What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise: up to 200
+candidates of 100,000 positions each (some 20 minutes on one core at worst, a few seconds
+usually); the half hour of wall time only stops it on a machine far too busy."""
 
 MAX_PER_PAGE: Final = 100
 """Most leaderboard lines in one page."""
@@ -211,6 +213,14 @@ def new_certificate(puzzle: str, found: certify.Certificate, now: str) -> Certif
                        line=found.line, par=found.par, body=found.body(), updated_at=now)
 
 
+class NotCertified(Exception):
+    """No candidate of a puzzle that is not served yet was won: nothing was stored."""
+
+    def __init__(self, found: certify.Certificate) -> None:
+        super().__init__(f"no candidate won among {len(found.tried)}")
+        self.found = found
+
+
 @attrs.frozen
 class Prepared:
     """What preparing one puzzle did."""
@@ -219,8 +229,10 @@ class Prepared:
     """The puzzle as it will be served."""
 
     action: str
-    """``created``, ``certified`` (a stored puzzle's number), ``kept`` (certified already)
-    or ``uncertified`` (no win found within the budget)."""
+    """``created``, ``certified`` (a stored puzzle's number), ``kept`` (certified already),
+    ``uncertified`` (a stored puzzle: no win found within the budget) or ``not stored`` (a
+    coming day whose candidates none was won within the budget: a later prepare, or the
+    day's first request, tries again)."""
 
     seconds: float
     tried: int
@@ -333,11 +345,16 @@ class PuzzleService:
 
     def _certified(self, date: datetime.date, entry: VariantInfo | PresetInfo,
                    budget: certify.CertifyBudget | None = None, *, again: bool = False,
+                   keep_uncertified: bool = True,
                    ) -> tuple[dict[str, Any], Certificate | None]:
         """The stored puzzle and its certificate, making either when missing.
 
         With ``again``, a stored certificate that is not certified is tried
-        again (``gapgrid puzzles prepare``, with a larger budget).
+        again (``gapgrid puzzles prepare``, with a larger budget). Without
+        ``keep_uncertified``, a new puzzle none of whose candidates was won is
+        not stored (:class:`NotCertified` is raised instead), so that a later
+        try may go through more candidates: stored, its number could never
+        change.
         """
         pid = puzzle_id(date, entry.slug)
         body, certificate = self.store.puzzle_and_certificate(pid)
@@ -364,6 +381,8 @@ class PuzzleService:
             if body is None:
                 found = certify.certify_day(rules, entry.slug, self.settings.secret_key, date,
                                             budget, self.calibration)
+                if not found.certified and not keep_uncertified:
+                    raise NotCertified(found)
                 made = make_puzzle(self.catalogue, self.settings.secret_key, date, entry,
                                    found.deal)
                 now = iso(self.clock())
@@ -449,7 +468,16 @@ class PuzzleService:
         entry = games.find_entry(self.catalogue, variant)
         started = time.monotonic()
         before_body, before = self.store.puzzle_and_certificate(puzzle_id(date, entry.slug))
-        body, certificate = self._certified(date, entry, budget, again=True)
+        try:
+            # a coming day is not served yet: leave it unmade rather than uncertified
+            body, certificate = self._certified(date, entry, budget, again=True,
+                                                keep_uncertified=date <= self.today())
+        except NotCertified as refused:
+            document = {"id": puzzle_id(date, entry.slug), "date": date.isoformat(),
+                        "variant": entry.slug, "deal": None, "certified": False, "par": None,
+                        "difficulty": None}
+            return Prepared(document, "not stored", round(time.monotonic() - started, 3),
+                            len(refused.found.tried))
         tried = len(certificate.body.get("tried", [])) if certificate is not None else 0
         if before is not None and before.certified:
             action, tried = "kept", 0
@@ -548,12 +576,6 @@ class PuzzleService:
         if not isinstance(payload, dict) or payload.get("p") != puzzle or not isinstance(
                 payload.get("t"), int):
             raise invalid("the start token is for another puzzle", "token")
-        # A signed time must still be sane (a bool is an int; 10**400 ms overflows a float):
-        # from the puzzle's day start (its id begins with the date) to now.
-        day_start = day_bounds(datetime.date.fromisoformat(puzzle[:10]))[0].timestamp() * 1000
-        if type(payload["t"]) is not int or not (
-                day_start <= payload["t"] <= self.clock().timestamp() * 1000):
-            raise invalid("the start token's time is not within the puzzle's day", "token")
         elapsed: float = self.clock().timestamp() - payload["t"] / 1000
         return round(max(elapsed, 0.0), 3)
 

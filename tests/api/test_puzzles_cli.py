@@ -102,3 +102,17 @@ def test_the_solution_opens_after_the_day(instance: Path) -> None:
     assert code == 0 and " ".join(solution["line"]) in out
     code, _, err = run("solution", today().isoformat(), "line-up")
     assert code == 2 and "opens when the day is over" in err and "DATE" in err
+
+
+def test_prepare_leaves_a_coming_day_unmade_when_no_candidate_is_won(instance: Path) -> None:
+    """Too small a budget for Rectangular Rovers: tomorrow's puzzle is not stored (a later run
+    may try more candidates), while today's, which is served, is stored uncertified."""
+    tomorrow = (today() + datetime.timedelta(days=1)).isoformat()
+    tiny = ["--variant", "rectangular-rovers", "--positions", "1000", "--seconds", "1"]
+    [coming] = prepare("--from", tomorrow, "--days", "1", *tiny)
+    assert coming["action"] == "not stored" and coming["candidates"] >= 1
+    assert coming["puzzle"]["deal"] is None and not coming["puzzle"]["certified"]
+    [served] = prepare("--days", "1", *tiny)
+    assert served["action"] == "uncertified" and served["puzzle"]["deal"] is not None
+    code, out, _ = run("puzzles", "prepare", "--from", tomorrow, "--days", "1", *tiny)
+    assert code == 0 and "not stored" in out and "run again with more" in out
