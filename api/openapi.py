@@ -146,6 +146,10 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
         responses["429"]["headers"] = {"Retry-After": {
             "description": "Seconds until the client may try again.",
             "schema": {"type": "integer"}}}
+    if "503" in responses:  # a puzzle being made elsewhere, or no room for a hint search
+        responses["503"]["headers"] = {"Retry-After": {
+            "description": "Seconds after which trying again makes sense.",
+            "schema": {"type": "integer"}}}
     responses["default"] = _response("Any other error, as a problem document.", "Problem")
     responses["default"]["content"][MEDIA_TYPE]["examples"] = {
         "unknown-variant": {"summary": "An unknown variant in a path.",

@@ -8,16 +8,17 @@ from public data. Attempt 0 is the number gapgrid 0.1.0 chose for the day,
 so a day whose first candidate is won keeps that number.
 
 Each candidate is solved with :func:`gapgrid.core.search.solve` within
-:attr:`CertifyBudget.candidate_positions` (a count of positions, not of
+:attr:`CertifyBudget.candidate_positions`: a count of positions, not of
 seconds, so that which candidate wins does not depend on how busy the
-machine is: two processes choose the same puzzle, and the calibration is
-reproducible), all of them together within :attr:`CertifyBudget.total_seconds`
-of search, which bounds the time whatever the load; the first won becomes the puzzle, its
-line is shortened (:func:`gapgrid.core.search.shorten`, a bounded pass) and
-kept, and its difficulty is rated (:mod:`gapgrid.api.services.difficulty`).
-When no candidate is won within the budget the first candidate is kept,
-uncertified; a stored puzzle's own number can be certified later
-(:func:`certify_number`), since a stored puzzle never changes its number.
+machine is (two processes choose the same puzzle, and the calibration is
+reproducible). All candidates together get :attr:`CertifyBudget.total_seconds`
+of wall time, which bounds the work whatever the load. The first won
+becomes the puzzle; its line is shortened (:func:`gapgrid.core.search.shorten`,
+a bounded pass) and kept, and its difficulty is rated
+(:mod:`gapgrid.api.services.difficulty`). When no candidate is won within
+the budget the first candidate is kept, uncertified; a stored puzzle's own
+number can be certified later (:func:`certify_number`), since a stored
+puzzle never changes its number.
 """
 
 from __future__ import annotations
