@@ -576,6 +576,12 @@ class PuzzleService:
         if not isinstance(payload, dict) or payload.get("p") != puzzle or not isinstance(
                 payload.get("t"), int):
             raise invalid("the start token is for another puzzle", "token")
+        # A signed time must still be sane (a bool is an int; 10**400 ms overflows a float):
+        # from the puzzle's day start (its id begins with the date) to now.
+        day_start = day_bounds(datetime.date.fromisoformat(puzzle[:10]))[0].timestamp() * 1000
+        if type(payload["t"]) is not int or not (
+                day_start <= payload["t"] <= self.clock().timestamp() * 1000):
+            raise invalid("the start token's time is not within the puzzle's day", "token")
         elapsed: float = self.clock().timestamp() - payload["t"] / 1000
         return round(max(elapsed, 0.0), 3)
 
