@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from gapgrid import plugins
 from gapgrid.api.app import create_app
 from gapgrid.api.config import Settings
+from tests.postgres import postgres_cluster, postgres_url  # noqa: F401 (fixtures)
 
 NOW = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.UTC)
 TODAY = NOW.date().isoformat()

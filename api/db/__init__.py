@@ -1,0 +1,3 @@
+"""The database: one schema (:mod:`.schema`) and its versioned migrations (Alembic, in
+``migrations/``) for both back ends, SQLite (embedded, the default) and PostgreSQL
+(several servers on one database); :mod:`.engine` opens either and upgrades it."""

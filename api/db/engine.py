@@ -1,0 +1,220 @@
+"""Opening the database, SQLite or PostgreSQL, and bringing its schema to the newest
+revision.
+
+``GAPGRID_DATABASE`` is either a file path (SQLite, embedded: the default)
+or a ``postgresql://user:password@host/name`` URL (PostgreSQL through
+psycopg 3, with SQLAlchemy's connection pool, for several servers on one
+database). Both get the same behaviour from the store:
+
+- a write is one transaction that takes the write lock first (SQLite's
+  ``BEGIN IMMEDIATE``; on PostgreSQL the schema's unique constraints and
+  row locks order concurrent writers), so a restart loses nothing that was
+  answered as stored (SQLite in WAL mode with full sync; PostgreSQL commits
+  durably by default);
+- a read transaction sees one snapshot (SQLite's deferred ``BEGIN`` in WAL
+  mode; PostgreSQL's ``REPEATABLE READ``).
+
+:func:`upgrade` applies the migrations (Alembic, ``migrations/``) in one
+transaction. Several servers may start at once: on PostgreSQL they queue on
+an advisory lock held until that transaction ends, on SQLite on its write
+lock, so exactly one of them migrates and the others find the work done.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import sqlalchemy
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
+from alembic.util.exc import CommandError
+from sqlalchemy import event, exc
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+from gapgrid.api.db import legacy
+
+MIGRATIONS: Final = Path(__file__).parent / "migrations"
+"""Alembic's script folder, inside the package (the wheel ships it)."""
+
+POSTGRESQL_SCHEMES: Final = ("postgresql", "postgresql+psycopg", "postgres")
+"""URL schemes ``GAPGRID_DATABASE`` may name PostgreSQL with; all use psycopg 3."""
+
+UPGRADE_LOCK: Final = zlib.crc32(b"gapgrid schema upgrade")
+"""The PostgreSQL advisory lock that servers starting at once queue on to upgrade."""
+
+POOL_SIZE: Final = 10
+"""Connections kept open per process: ``gapgrid serve`` runs 8 threads by default."""
+
+
+class StoreError(RuntimeError):
+    """Raised for a database this code cannot use (written by a newer gapgrid)."""
+
+
+def is_url(database: Path | str) -> bool:
+    """Whether ``database`` is a URL (PostgreSQL) rather than a SQLite file path."""
+    return isinstance(database, str) and "://" in database
+
+
+def url_of(database: Path | str) -> URL:
+    """The SQLAlchemy URL of a SQLite path or a PostgreSQL URL (psycopg 3 as its driver);
+    a ``ValueError`` for any other kind of URL."""
+    if not is_url(database):
+        return URL.create("sqlite", database=str(database))
+    url = make_url(str(database))
+    if url.drivername not in POSTGRESQL_SCHEMES:
+        raise ValueError(f"only postgresql:// URLs or file paths name a database, not "
+                         f"{url.drivername}://")
+    return url.set(drivername="postgresql+psycopg")
+
+
+def describe(database: Path | str) -> str:
+    """``database`` as it may be printed: a URL without its password."""
+    if not is_url(database):
+        return str(database)
+    return url_of(database).render_as_string(hide_password=True)
+
+
+def create(database: Path | str) -> Engine:
+    """An engine on ``database``, made safe to use in a process forked after it opened
+    connections (each process opens its own)."""
+    url = url_of(database)
+    if url.get_backend_name() == "sqlite":
+        Path(str(url.database)).parent.mkdir(parents=True, exist_ok=True)
+        engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30})
+        _sqlite_transactions(engine)
+    else:
+        engine = sqlalchemy.create_engine(url, pool_size=POOL_SIZE, max_overflow=2 * POOL_SIZE,
+                                          pool_pre_ping=True)  # survive a database restart
+    _one_process_per_connection(engine)
+    return engine
+
+
+@contextmanager
+def write(engine: Engine) -> Iterator[Connection]:
+    """One write transaction: all of it is stored, or none of it."""
+    with engine.connect().execution_options(gapgrid_write=True) as connection, \
+            connection.begin():
+        yield connection
+
+
+@contextmanager
+def read(engine: Engine) -> Iterator[Connection]:
+    """One read transaction: every statement sees the same snapshot."""
+    options: dict[str, Any] = {}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "REPEATABLE READ"
+    with engine.connect().execution_options(**options) as connection, connection.begin():
+        yield connection
+
+
+def _sqlite_transactions(engine: Engine) -> None:
+    """SQLite pragmas on every connection, and transactions begun by gapgrid itself.
+
+    Python's sqlite3 module begins transactions only before data changes, so
+    schema changes would run outside them and reads would see no snapshot:
+    as SQLAlchemy documents, the module's own handling is switched off and
+    each transaction begins explicitly, ``IMMEDIATE`` for writes (the write
+    lock first, so that concurrent writers queue instead of failing).
+    """
+    @event.listens_for(engine, "connect")
+    def connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON",
+                       "busy_timeout = 30000"):
+            dbapi_connection.execute(f"PRAGMA {pragma}")
+
+    @event.listens_for(engine, "begin")
+    def begin(connection: Connection) -> None:
+        immediate = connection.get_execution_options().get("gapgrid_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _one_process_per_connection(engine: Engine) -> None:
+    """A pooled connection is never used by a process forked after it was opened (the
+    recipe of SQLAlchemy's documentation on pools and ``os.fork()``)."""
+    @event.listens_for(engine, "connect")
+    def connect(_dbapi_connection: Any, record: Any) -> None:
+        record.info["pid"] = os.getpid()
+
+    @event.listens_for(engine, "checkout")
+    def checkout(_dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        if record.info["pid"] != os.getpid():
+            record.dbapi_connection = proxy.dbapi_connection = None
+            raise exc.DisconnectionError("connection opened by another process")
+
+
+# -- migrations --------------------------------------------------------------------------
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration: the packaged scripts, and the connection to migrate."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head() -> str:
+    """The newest revision this code knows."""
+    revision = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert revision is not None  # there is at least one migration
+    return revision
+
+
+def current(connection: Connection) -> str | None:
+    """The database's revision (None: no gapgrid schema yet)."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def user_version(revision: str) -> int:
+    """The SQLite ``user_version`` a revision is marked with: the version numbers before
+    Alembic went on from 3 (revision ``0001``), and gapgrid before Alembic refuses a
+    database whose version it does not know instead of writing to it without the newer
+    tables' rules."""
+    return int(revision) + 2
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the database to the newest revision, in one transaction, safe when several
+    processes start at once; a :class:`StoreError` for a database of a newer gapgrid."""
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # not its chatter at each start
+    with write(engine) as connection:
+        if connection.dialect.name == "postgresql":
+            # held until this transaction ends: one server migrates, the others then
+            # find the database at the newest revision and change nothing
+            connection.execute(sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": UPGRADE_LOCK})
+        else:
+            _upgrade_legacy(connection)
+        revision = current(connection)
+        try:
+            if revision is not None:
+                ScriptDirectory.from_config(alembic_config()).get_revision(revision)
+        except (CommandError, RevisionError):
+            raise StoreError(f"the database was written by a newer gapgrid (schema revision "
+                             f"{revision}; this one knows up to {head()})") from None
+        if revision != head():
+            command.upgrade(alembic_config(connection), "head")
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql(f"PRAGMA user_version = {user_version(head())}")
+
+
+def _upgrade_legacy(connection: Connection) -> None:
+    """A SQLite database from before Alembic: refuse a newer one, bring an older one to
+    version 3, and stamp it with revision ``0001``, in the caller's transaction."""
+    driver = connection.connection.driver_connection
+    version = legacy.user_version(driver)  # type: ignore[arg-type]
+    if current(connection) is None and version > legacy.LEGACY_VERSION:
+        raise StoreError(f"the database was written by a newer gapgrid (schema version "
+                         f"{version}; this one reads up to {legacy.LEGACY_VERSION})")
+    if legacy.is_legacy(driver):  # type: ignore[arg-type]
+        command.stamp(alembic_config(connection), legacy.upgrade(driver))  # type: ignore[arg-type]

@@ -1,0 +1,237 @@
+"""The schema and its migrations, on SQLite and on a real PostgreSQL.
+
+A new database of either back end gets exactly the tables of ``schema.py``;
+a SQLite database written by gapgrid before Alembic (schema version 3, made
+here with that version's own statements, copied verbatim) is upgraded with
+every row kept; servers that start at once on one new database upgrade it
+once; a database from a newer gapgrid is refused and left alone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from gapgrid.api.db import engine
+from gapgrid.api.db.schema import metadata
+from gapgrid.api.db.sortkeys import encode_sort_key
+
+# -- gapgrid before Alembic (schema version 3), verbatim -------------------------------------
+
+VERSION_3 = (
+    """CREATE TABLE IF NOT EXISTS puzzles (
+    id TEXT PRIMARY KEY,
+    date TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (date, slug)
+)""",
+    """CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    puzzle_id TEXT NOT NULL REFERENCES puzzles (id),
+    player TEXT NOT NULL,
+    player_key TEXT NOT NULL,
+    moves_digest TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (puzzle_id, player_key)
+)""",
+    """CREATE TABLE IF NOT EXISTS ranking_keys (
+    submission_id INTEGER NOT NULL REFERENCES submissions (id),
+    puzzle_id TEXT NOT NULL,
+    scheme TEXT NOT NULL,
+    sort_key TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    PRIMARY KEY (submission_id, scheme)
+)""",
+    """CREATE INDEX IF NOT EXISTS ranking_keys_order
+    ON ranking_keys (puzzle_id, scheme, sort_key, submission_id)""",
+    """CREATE TABLE IF NOT EXISTS certificates (
+    puzzle_id TEXT PRIMARY KEY REFERENCES puzzles (id),
+    deal TEXT NOT NULL,
+    certified INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    par INTEGER,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS leases (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS hints (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    puzzle_id TEXT NOT NULL,
+    token_digest TEXT NOT NULL,
+    moves INTEGER NOT NULL,
+    asked_at TEXT NOT NULL
+)""",
+    "CREATE INDEX IF NOT EXISTS hints_by_token ON hints (token_digest)",
+    "CREATE INDEX IF NOT EXISTS certificates_by_deal ON certificates (deal)",
+)
+
+ROWS: dict[str, list[tuple[Any, ...]]] = {
+    "puzzles": [("2026-11-29/montana", "2026-11-29", "montana", '{"deal": "7"}', "t0"),
+                ("2026-11-30/montana", "2026-11-30", "montana", '{"deal": "8"}', "t1")],
+    "submissions": [(1, "2026-11-29/montana", "Ann", "ann", "d1", '{"player": "Ann"}', "t2"),
+                    (2, "2026-11-29/montana", "Ben", "ben", "d2", '{"player": "Ben"}', "t3"),
+                    (5, "2026-11-30/montana", "Ann", "ann", "d3", '{"player": "Ann"}', "t4")],
+    "ranking_keys": [(1, "2026-11-29/montana", "par", encode_sort_key((0, 12)), 12),
+                     (1, "2026-11-29/montana", "cards", encode_sort_key((-3,)), 3),
+                     (2, "2026-11-29/montana", "par", encode_sort_key((1, 4)), 4),
+                     (5, "2026-11-30/montana", "par", encode_sort_key((0, 9)), 9)],
+    "certificates": [("2026-11-29/montana", "7", 1, '["a", "b"]', 2, "{}", "t0", "t5")],
+    "leases": [("make 2026-12-01/montana", "pid 7", 1.5e9)],
+    "hints": [(3, "2026-11-30/montana", "digest", 4, "t6")],
+}
+"""A row or more in every table of version 3, ids with gaps as deletions leave them."""
+
+
+def upgraded(database: Path | str) -> None:
+    """Open ``database`` as a server does at start: create or upgrade it."""
+    made = engine.create(database)
+    try:
+        engine.upgrade(made)
+    finally:
+        made.dispose()
+
+
+def write_version_3_database(path: Path) -> None:
+    """A database as the last gapgrid before Alembic wrote it."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("BEGIN IMMEDIATE")
+    for statement in VERSION_3:
+        connection.execute(statement)
+    for table, rows in ROWS.items():
+        marks = ", ".join("?" * len(rows[0]))
+        connection.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+    connection.execute("PRAGMA user_version = 3")
+    connection.execute("COMMIT")
+    connection.close()
+
+
+def table_rows(path: Path, table: str) -> list[tuple[Any, ...]]:
+    """Every row of a table of version 3, in its columns' order, by rowid."""
+    connection = sqlite3.connect(path)
+    try:
+        columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+        width = len(ROWS[table][0])
+        return connection.execute(
+            f"SELECT {', '.join(columns[:width])} FROM {table} ORDER BY rowid").fetchall()
+    finally:
+        connection.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A new database of each back end: a file path or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return tmp_path / "gapgrid.sqlite3"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def test_a_new_database_gets_exactly_the_schema_module_s_tables(database: Path | str) -> None:
+    """The migrations make what ``schema.py`` declares, and nothing else, on both back ends
+    (the store's queries are written against ``schema.py``)."""
+    upgraded(database)
+    made = engine.create(database)
+    with made.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+        assert engine.current(connection) == engine.head()
+    made.dispose()
+    assert differences == []
+
+
+def test_a_version_3_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
+    """Every row of every table of the last schema before Alembic is kept, ids and all; the
+    database is marked with the newest revision, and with a user_version older gapgrids
+    refuse, so that none of them writes to it without the newer tables' rules."""
+    path = tmp_path / "gapgrid.sqlite3"
+    write_version_3_database(path)
+    upgraded(path)
+    for table, rows in ROWS.items():
+        assert table_rows(path, table) == rows, table
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
+            (engine.head(),)]
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == engine.user_version(
+            engine.head())
+    upgraded(path)  # a second start changes nothing
+    assert table_rows(path, "submissions") == ROWS["submissions"]
+
+
+def test_a_failed_upgrade_leaves_the_version_3_database_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upgrade is one transaction: failing at its end, it leaves no revision, no
+    new table, and the next start upgrades the database whole."""
+    path = tmp_path / "gapgrid.sqlite3"
+    write_version_3_database(path)
+
+    def failing(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("disk full")
+    # the last step of the transaction, after the stamp and the migrations
+    monkeypatch.setattr(engine, "user_version", failing)
+    with pytest.raises(sqlite3.OperationalError, match="disk full"):
+        upgraded(path)
+    with sqlite3.connect(path) as connection:
+        tables = {row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "alembic_version" not in tables
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+    monkeypatch.undo()
+    upgraded(path)
+    for table, rows in ROWS.items():
+        assert table_rows(path, table) == rows, table
+
+
+def test_servers_starting_at_once_upgrade_the_database_once(database: Path | str) -> None:
+    """Six processes' worth of engines upgrading one new database at the same moment all
+    succeed, and the database ends at the newest revision, made once."""
+    barrier = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        made = engine.create(database)
+        try:
+            barrier.wait()
+            engine.upgrade(made)
+        except BaseException as error:  # reported below, with the others
+            errors.append(error)
+        finally:
+            made.dispose()
+    threads = [threading.Thread(target=start) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    made = engine.create(database)
+    with made.connect() as connection:
+        versions = connection.execute(sqlalchemy.text("SELECT version_num FROM alembic_version"))
+        assert versions.all() == [(engine.head(),)]
+    made.dispose()
+
+
+def test_a_database_of_a_newer_revision_is_refused(database: Path | str) -> None:
+    """A revision this code does not know means a newer gapgrid wrote the database: it is
+    refused with that reason, and nothing is written."""
+    upgraded(database)
+    made = engine.create(database)
+    with engine.write(made) as connection:
+        connection.execute(sqlalchemy.text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(engine.StoreError, match="newer gapgrid"):
+        upgraded(database)
+    with made.connect() as connection:
+        assert engine.current(connection) == "9999"
+    made.dispose()
