@@ -44,7 +44,8 @@ from gapgrid.core.catalogue import Catalogue
 _log = logging.getLogger(__name__)
 
 OPEN_TO_EVERY_ORIGIN: Final = r"/v1/.*"
-STARTS_AND_SUBMISSIONS: Final = r"/v1/puzzles/[^/]+/[^/]+/(start|submissions)$"
+STARTS_AND_SUBMISSIONS: Final = r"/v1/(puzzles/[^/]+/[^/]+/(start|submissions)|players)$"
+"""Starts, submissions and player registrations: what acts under a player's name."""
 EXPOSED_HEADERS: Final = ("ETag", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining",
                           "X-RateLimit-Reset")
 """Headers a page on another origin may read (browsers hide the others)."""
@@ -89,13 +90,16 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
 
 def allow_cross_origin(app: Flask, settings: Settings) -> None:
     """CORS headers and preflight answers: every origin may read, verify, ask for moves and
-    hints; only ``GAPGRID_CORS_ORIGINS`` may start puzzles and submit (none by default)."""
+    hints; only ``GAPGRID_CORS_ORIGINS`` may start puzzles, submit and register players (none
+    by default), sending the player's token in ``Authorization``."""
     common = {"expose_headers": list(EXPOSED_HEADERS), "max_age": 3600,
               "supports_credentials": False}
     CORS(app, resources={
         # flask-cors tries the more specific pattern (more slashes) first
         STARTS_AND_SUBMISSIONS: {"origins": list(settings.cors_origins),
-                                 "methods": ["POST", "OPTIONS"], **common},
+                                 "methods": ["POST", "OPTIONS"],
+                                 # the player's token travels in Authorization
+                                 "allow_headers": ["Content-Type", "Authorization"], **common},
         OPEN_TO_EVERY_ORIGIN: {"origins": "*", "send_wildcard": True,
                                "methods": ["GET", "HEAD", "POST", "OPTIONS"], **common},
     })

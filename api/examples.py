@@ -29,7 +29,7 @@ class Example:
 
 
 _TOKEN: Final = ('eyJwIjoiMjAyNi0xMS0zMC1tb250YW5hIiwidCI6MTc5NjA0MDAwMDAwMCwi'
-          'biI6IjFlNmU3MmQ4Nzg5ZSJ9.aw2LLQ.8e5lAhOUaSEfUASpGCzJFSC7el4')
+          'biI6IjM2MjNhZGY5ZjJhMiIsInUiOiJhbm4ifQ.aw2bmA.c7LVtuRfe-kO5lJkqyyN4uatrjk')
 """The start token of the examples (signed with the example secret)."""
 
 
@@ -738,16 +738,25 @@ EXAMPLES: Final[dict[str, Example]] = {
                   'difficulty': None,
                   'solver_version': '1',
                   'line_from': 'solver'}),
+    'post_player': Example(
+        summary='Ann registers her name.',
+        status=201,
+        request={'player': 'Ann'},
+        response={'player': 'Ann',
+                  'token': 'OA2a7_2Ckzm9SYma4XsfLJ7xw1ovoR_MdItB9jiUMwI',
+                  'registered_at': '2026-11-30T12:00:00Z'}),
     'post_start': Example(
-        summary="A start token for today's Montana.",
+        summary="A start token for today's Montana, for Ann (sent with her player token).",
         status=200,
         parameters={'date': '2026-11-30', 'slug': 'montana'},
+        request={'player': 'Ann'},
         response={'puzzle': '2026-11-30-montana',
                   'token': _TOKEN,
                   'started_at': '2026-11-30T12:00:00Z',
-                  'expires_in': 172800}),
+                  'expires_in': 172800,
+                  'player': 'Ann'}),
     'post_submission': Example(
-        summary="Ann's three moves, timed by her start token.",
+        summary="Ann's three moves, timed by her start token (sent with her player token).",
         status=201,
         parameters={'date': '2026-11-30', 'slug': 'montana'},
         request={'player': 'Ann',

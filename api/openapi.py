@@ -38,6 +38,12 @@ class Operation:
     query: Sequence[Mapping[str, Any]] = ()
     """Query parameters."""
 
+    body_optional: bool = False
+    """The request body may be left out (a start with no player named)."""
+
+    player_token: bool = False
+    """The operation acts under a player's name, which may need the player's token."""
+
 
 PATH_PARAMETERS = {
     "slug": {"description": "A variant or preset slug (or another name).",
@@ -115,7 +121,11 @@ def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dic
         },
         "tags": [dict(tag) for tag in TAGS],
         "paths": paths,
-        "components": {"schemas": schemas},
+        "components": {"schemas": schemas, "securitySchemes": {"playerToken": {
+            "type": "http", "scheme": "bearer",
+            "description": "The player's token, from the first submission under a name or "
+                           "POST /v1/players: needed by starts and submissions under a name "
+                           "a player owns."}}},
     }
 
 
@@ -161,13 +171,16 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
                                 "tags": [tag_of(operation.path)], "responses": responses}
     if parameters:
         document["parameters"] = parameters
+    if operation.player_token:  # a name nobody owns yet needs no token
+        document["security"] = [{}, {"playerToken": []}]
     if operation.request_schema:
         media: dict[str, Any] = {
             "schema": {"$ref": f"#/components/schemas/{operation.request_schema}"}}
         if example is not None and example.request is not None:
             media["examples"] = {"example": {"summary": example.summary,
                                              "value": example.request}}
-        document["requestBody"] = {"required": True, "content": {"application/json": media}}
+        document["requestBody"] = {"required": not operation.body_optional,
+                                   "content": {"application/json": media}}
     return document
 
 

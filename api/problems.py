@@ -24,6 +24,10 @@ INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
 NOT_FOUND: Final = "urn:gapgrid:problem:not-found"
 CONFLICT: Final = "urn:gapgrid:problem:conflict"
 BUSY: Final = "urn:gapgrid:problem:busy"
+UNAUTHENTICATED: Final = "urn:gapgrid:problem:unauthenticated"
+FORBIDDEN: Final = "urn:gapgrid:problem:forbidden"
+BEARER_CHALLENGE: Final = 'Bearer realm="gapgrid players"'
+"""The challenge of a 401 (RFC 6750): the player's token goes in Authorization: Bearer."""
 
 LONGEST_INSTANCE: Final = 512
 """A request path longer than this is left out of the problem rather than repeated."""
@@ -113,6 +117,14 @@ def service_problem(error: ServiceError) -> Problem:
         return not_found(error.message)
     if error.fault is Fault.CONFLICT:
         return Problem(409, error.title or "Conflict", error.message, type_=CONFLICT)
+    if error.fault in (Fault.UNAUTHENTICATED, Fault.FORBIDDEN):  # the name it is about
+        unauthenticated = error.fault is Fault.UNAUTHENTICATED
+        return Problem(401 if unauthenticated else 403,
+                       error.title or ("Unauthorized" if unauthenticated else "Forbidden"),
+                       error.message, type_=UNAUTHENTICATED if unauthenticated else FORBIDDEN,
+                       errors=[{"pointer": pointer(error.field), "detail": error.message}],
+                       headers={"WWW-Authenticate": BEARER_CHALLENGE} if unauthenticated
+                       else {})
     if error.fault is Fault.BUSY:  # someone else is making it: come back, do not search too
         return Problem(503, error.title or "Service Unavailable", error.message, type_=BUSY,
                        headers={"Retry-After": str(error.retry_after or 1)})

@@ -25,7 +25,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from gapgrid.api.config import Settings
 from gapgrid.api.openapi import Operation, openapi_document
-from gapgrid.api.problems import Problem, invalid
+from gapgrid.api.problems import BEARER_CHALLENGE, UNAUTHENTICATED, Problem, invalid
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import MAX_PER_PAGE, PuzzleService, Served, day_bounds
@@ -190,17 +190,43 @@ def get_solution(date: str, slug: str) -> Response:
     return respond(state().puzzles.solution(date, slug), headers={"Cache-Control": IMMUTABLE})
 
 
+def bearer_token() -> str | None:
+    """The player token of the request's ``Authorization: Bearer ...`` header, if any; a
+    401 problem for another kind of Authorization."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise Problem(401, "Unauthorized", "send the player's token as Authorization: Bearer "
+                      "followed by the token", type_=UNAUTHENTICATED,
+                      headers={"WWW-Authenticate": BEARER_CHALLENGE})
+    return token
+
+
+def post_player() -> Response:
+    """Register a player name: 201 with the player's token, given this once."""
+    body = json_body("PlayerRequest")
+    return respond(state().puzzles.register_player(body["player"]), status=201,
+                   headers={"Cache-Control": "no-store"})
+
+
 def post_start(date: str, slug: str) -> Response:
-    """A start token for today's puzzle."""
-    return respond(state().puzzles.start(date, slug))
+    """A start token for today's puzzle (optionally for a named player)."""
+    body = json_body("StartRequest") if request.content_length else {}
+    return respond(state().puzzles.start(date, slug, player=body.get("player"),
+                                         player_token=bearer_token()))
 
 
 def post_submission(date: str, slug: str) -> Response:
     """Store a verified submission: 201 when stored now, 200 when already stored or refused."""
     body = json_body("SubmissionRequest")
     submitted = state().puzzles.submit(date, slug, player=body["player"], moves=body["moves"],
-                                       token=body.get("token"))
-    return respond(submitted.document, status=201 if submitted.created else 200)
+                                       token=body.get("token"), player_token=bearer_token())
+    headers = {"Cache-Control": "no-store"} if "player_token" in submitted.document else {}
+    return respond(submitted.document, status=201 if submitted.created else 200,
+                   headers=headers)
 
 
 def get_leaderboard(date: str, slug: str) -> Response:
@@ -253,11 +279,11 @@ def build_routes(settings: Settings) -> Routes:
 
     def add(method: str, path: str, handler: Callable[..., Response], summary: str,
             responses: Mapping[int, tuple[str, str | None]], *,
-            request_schema: str | None = None,
-            query: Sequence[Mapping[str, Any]] = ()) -> None:
+            request_schema: str | None = None, query: Sequence[Mapping[str, Any]] = (),
+            body_optional: bool = False, player_token: bool = False) -> None:
         """Route ``handler`` and describe it, in one step so the two cannot disagree."""
         operations.append(Operation(method, path, handler.__name__, summary, responses,
-                                    request_schema, query))
+                                    request_schema, query, body_optional, player_token))
         flask_path = path.replace("{", "<").replace("}", ">")
         blueprint.add_url_rule(flask_path, handler.__name__, handler, methods=[method])
 
@@ -304,21 +330,38 @@ def build_routes(settings: Settings) -> Routes:
                "puzzle with no known win.", "Problem"),
          422: ("Not a date.", "Problem"),
          503: BEING_PREPARED})
+    add("POST", "/players", post_player,
+        "Register a player name: the answer holds the player's token, given this once; "
+        "starts and submissions under the name need it (Authorization: Bearer ...).",
+        {201: ("Registered: the name and its token.", "PlayerToken"),
+         409: ("A player owns the name already (any spelling equal after NFKC, case "
+               "folding and collapsing spaces).", "Problem"),
+         422: ("Not a name players may use.", "Problem")},
+        request_schema="PlayerRequest")
     add("POST", "/puzzles/{date}/{slug}/start", post_start,
-        "Start today's puzzle: a signed token that lets the server time the game.",
-        {200: ("The token.", "StartToken"), 404: ("No such puzzle.", "Problem"),
-         409: ("The puzzle is closed.", "Problem"), 422: ("Not a date.", "Problem"),
-         503: BEING_PREPARED})
+        "Start today's puzzle: a signed token that lets the server time the game. The body "
+        "may name the player (a name a player owns needs their token).",
+        {200: ("The token.", "StartToken"),
+         401: ("The player named owns the name, and no player token was sent.", "Problem"),
+         403: ("The player token sent is not the named player's.", "Problem"),
+         404: ("No such puzzle.", "Problem"),
+         409: ("The puzzle is closed.", "Problem"),
+         422: ("Not a date, or not a player name.", "Problem"),
+         503: BEING_PREPARED},
+        request_schema="StartRequest", body_optional=True, player_token=True)
     add("POST", "/puzzles/{date}/{slug}/submissions", post_submission,
         "Submit moves for today's puzzle: replayed, scored, stored once per player.",
         {201: ("Stored: the result and the player's rank.", "SubmissionResult"),
          200: ("Already stored (the same moves again), or not stored because a move is "
                "illegal.", "SubmissionResult"),
+         401: ("A player owns the name, and no player token was sent "
+               "(Authorization: Bearer ...).", "Problem"),
+         403: ("The player token sent is not the named player's.", "Problem"),
          404: ("No such puzzle.", "Problem"),
          409: ("The player already submitted other moves, or the puzzle is closed.",
                "Problem"),
          422: ("The request is not well formed.", "Problem"), 503: BEING_PREPARED},
-        request_schema="SubmissionRequest")
+        request_schema="SubmissionRequest", player_token=True)
     add("GET", "/puzzles/{date}/{slug}/leaderboard", get_leaderboard,
         f"A puzzle's ranking by the {settings.ranking} scoring scheme (GAPGRID_RANKING), "
         f"best first; ties share a rank.",

@@ -4,7 +4,6 @@ document is built from the same objects, so the two never disagree.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import jsonschema
@@ -19,8 +18,6 @@ from gapgrid.api.schemas_solving import (
     hint_request,
 )
 from gapgrid.api.services.games import MAX_SECONDS
-from gapgrid.api.services.puzzles import PLAYER_PATTERN
-from gapgrid.api.text import excerpt
 
 MOVE_LENGTH: Final = 16
 DEAL_LENGTH: Final = 48
@@ -79,10 +76,7 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
             "required": ["player", "moves"],
             "additionalProperties": False,
             "properties": {
-                "player": {"type": "string", "minLength": 1,
-                           "maxLength": settings.max_player_length, "pattern": PLAYER_PATTERN,
-                           "description": "Letters, digits, spaces, '_', '.', '-'; "
-                                          "starting with a letter or digit."},
+                "player": _player(settings),
                 "moves": _moves(settings),
                 "token": {"type": "string", "minLength": 1, "maxLength": 512,
                           "pattern": r"^[A-Za-z0-9._\-]+$",
@@ -90,7 +84,30 @@ def request_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
             },
         },
         "HintRequest": hint_request(_game(settings)),
+        "PlayerRequest": {
+            "type": "object",
+            "required": ["player"],
+            "additionalProperties": False,
+            "properties": {"player": _player(settings)},
+        },
+        "StartRequest": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"player": {
+                **_player(settings),
+                "description": "Optional: the player the game is for; a name a player owns "
+                               "needs their token (Authorization: Bearer ...), and the start "
+                               "token is then good for that player's submission only."}},
+        },
     }
+
+
+def _player(settings: Settings) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": settings.max_player_length,
+            "description": "A player name: letters and digits of any script, spaces, '_', "
+                           "'.' and '-', starting and ending with a letter or digit; no "
+                           "invisible characters. Names equal after Unicode NFKC, case "
+                           "folding and collapsing spaces are one player (Bob, bob, Ｂob)."}
 
 
 ROWS: Final = {"type": "array",
@@ -386,6 +403,23 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "started_at": {"type": "string", "format": "date-time",
                            "description": "When the game's clock started (UTC)."},
             "expires_in": {"type": "integer", "description": "Seconds the token stays valid."},
+            "player": {"type": "string",
+                       "description": "The player the game was started for, as registered "
+                                      "(only when the request named one)."},
+        },
+    },
+    "PlayerToken": {
+        "type": "object",
+        "description": "A registered name and its player's token, given this once.",
+        "required": ["player", "token", "registered_at"],
+        "properties": {
+            "player": {"type": "string", "description": "The name, as registered."},
+            "token": {"type": "string",
+                      "description": "The player's token: send it as Authorization: Bearer "
+                                     "... with every start and submission under the name. It "
+                                     "is never shown again; only its SHA-256 is stored."},
+            "registered_at": {"type": "string", "format": "date-time",
+                              "description": "When the name was registered (UTC)."},
         },
     },
     "SubmissionResult": {
@@ -407,6 +441,11 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "rank": {"type": ["integer", "null"],
                      "description": "Its rank on the leaderboard, or null when not stored."},
             "players": {"type": "integer", "description": "Players ranked on the puzzle."},
+            "player_token": {"type": "string",
+                             "description": "Only in the answer that registered the name "
+                                            "(the first stored submission under it): the "
+                                            "player's token, for Authorization: Bearer ... "
+                                            "from now on. Never shown again."},
         },
     },
     "Leaderboard": {
@@ -474,25 +513,6 @@ class RequestValidator:
             type_=INVALID_REQUEST, errors=found)
 
 
-_NAME_CHARACTER: Final = re.compile(r"[A-Za-z0-9 _.\-]")
-
-
-def player_name_problem(name: str) -> str:
-    """What exactly is wrong with a player name the pattern refuses, in the player's words:
-    " Dan" starts with a space, not "has characters that are not allowed"."""
-    if not name[:1].isascii() or not name[:1].isalnum():
-        return (f"starts with {excerpt(name[:1])}: a name starts with a letter or a digit "
-                f"(A-Z, a-z, 0-9)")
-    odd = next((character for character in name if not _NAME_CHARACTER.fullmatch(character)),
-               None)
-    if odd is not None:
-        return (f"has {excerpt(odd)}, which a name may not have: use letters A-Z, digits, "
-                f"spaces, '_', '.' or '-'")
-    if name.endswith(" "):
-        return "ends with a space: a name may not"
-    return "is not a name: letters, digits, spaces, '_', '.' or '-', starting with a letter"
-
-
 def _message(error: jsonschema.ValidationError) -> str:
     """A short message: never an echo of a huge value."""
     limit = error.validator_value
@@ -505,8 +525,6 @@ def _message(error: jsonschema.ValidationError) -> str:
         "type": f"must be of type {limit}",
         "pattern": "has characters that are not allowed",
     }
-    if error.validator == "pattern" and list(error.absolute_path) == ["player"]:
-        return player_name_problem(str(error.instance))
     if error.validator in messages:
         return messages[str(error.validator)]
     if error.validator == "additionalProperties":

@@ -35,6 +35,19 @@ scheme's key from the scores in its stored answer. Version 3 adds the
 certificates, leases and hints, and forgets the stored ``par`` keys, whose
 ranking changed (the fair leaderboard): the service computes them again from
 the stored answers, as it does for any scheme a submission lacks a key for.
+
+Version 4 adds ``players``: each name a player owns, under its key (the
+rule of :mod:`gapgrid.api.names`: ``Bob``, ``bob`` and ``Ｂob`` share one),
+with the name as first registered and the SHA-256 digest of the player's
+token. Upgrading gives each submission's player its key under that rule and
+registers every name found, as first submitted, with no token: the first
+later submission under such a name (or ``POST /v1/players``) claims it and
+gets its token. Two submissions of one puzzle whose names only now become
+one player (``Ann Lee`` and ``Ann  Lee``) are both kept: the one that
+cannot take the new key keeps its old one (``ann  lee``), so it stays on its
+leaderboard, and no name passes for it any more (keys have single spaces).
+A player is claimed in the transaction that stores the submission, so a
+name is never claimed by a submission that was not stored.
 """
 
 from __future__ import annotations
@@ -50,7 +63,9 @@ from typing import Any, Final
 
 import attrs
 
-SCHEMA_VERSION: Final = 3
+from gapgrid.api.names import player_key
+
+SCHEMA_VERSION: Final = 4
 """The schema this code writes; see the module docstring."""
 
 SCHEMA: Final = (
@@ -107,8 +122,15 @@ SCHEMA: Final = (
 )""",
     "CREATE INDEX IF NOT EXISTS hints_by_token ON hints (token_digest)",
     "CREATE INDEX IF NOT EXISTS certificates_by_deal ON certificates (deal)",
+    # token_digest is NULL for a name registered by the upgrade to version 4, not claimed yet
+    """CREATE TABLE IF NOT EXISTS players (
+    player_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    token_digest TEXT,
+    created_at TEXT NOT NULL
+)""",
 )
-"""Version 3, statement by statement (they run inside one transaction)."""
+"""Version 4, statement by statement (they run inside one transaction)."""
 
 _KEY_BIAS: Final = 2**63
 _KEY_DIGITS: Final = 16
@@ -116,6 +138,10 @@ _KEY_DIGITS: Final = 16
 
 class StoreError(RuntimeError):
     """Raised for a database this code cannot use (written by a newer gapgrid)."""
+
+
+class NameTaken(Exception):
+    """Raised when a name to be claimed has been claimed by another request first."""
 
 
 def encode_sort_key(key: Sequence[int]) -> str:
@@ -176,11 +202,38 @@ class RankingKey:
 
 
 @attrs.frozen
+class Player:
+    """A registered name."""
+
+    key: str
+    """What every spelling of the name shares (:func:`gapgrid.api.names.player_key`)."""
+
+    name: str
+    """As first registered: what leaderboards show."""
+
+    token_digest: str | None
+    """SHA-256 of the player's token, in hex; None while nobody has claimed the name."""
+
+
+@attrs.frozen
+class PlayerClaim:
+    """A name to register, or to claim when it is registered without a token."""
+
+    key: str
+    name: str
+    token_digest: str
+    created_at: str
+
+
+@attrs.frozen
 class NewSubmission:
     """What to store for a verified submission."""
 
     puzzle_id: str
     player: str
+    """The name as the player registered it."""
+
+    player_key: str
     moves_digest: str
     keys: Mapping[str, RankingKey]
     """One entry per scoring scheme: ``{"par": RankingKey((0, 0, 12, 0, 95500), 12), ...}``."""
@@ -363,16 +416,36 @@ class Store:
                                          (token_digest,)).fetchone()
         return int(row[0])
 
+    # -- players ---------------------------------------------------------------
+
+    def player(self, key: str) -> Player | None:
+        """The player registered under ``key``, or None."""
+        row = self._connection().execute(
+            "SELECT player_key, name, token_digest FROM players WHERE player_key = ?",
+            (key,)).fetchone()
+        return None if row is None else Player(row[0], row[1], row[2])
+
+    def claim_player(self, claim: PlayerClaim) -> None:
+        """Register ``claim``'s name, or give a name registered without a token its token;
+        raise :class:`NameTaken` when the name already has a token."""
+        with self._write() as connection:
+            _claim(connection, claim)
+
     # -- submissions -----------------------------------------------------------
 
-    def submit(self, new: NewSubmission) -> tuple[Submission, bool]:
+    def submit(self, new: NewSubmission, claim: PlayerClaim | None = None
+               ) -> tuple[Submission, bool]:
         """Store ``new`` and its keys unless the player already has a submission; return
-        the stored one. The boolean says whether ``new`` was stored now."""
+        the stored one. The boolean says whether ``new`` was stored now. With ``claim``,
+        the player is claimed first in the same transaction (:meth:`claim_player`): all of
+        it happens, or none (:class:`NameTaken`)."""
         with self._write() as connection:
+            if claim is not None:
+                _claim(connection, claim)
             cursor = connection.execute(
                 "INSERT INTO submissions (puzzle_id, player, player_key, moves_digest, body, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (new.puzzle_id, new.player, new.player.casefold(), new.moves_digest,
+                (new.puzzle_id, new.player, new.player_key, new.moves_digest,
                  json.dumps(new.body), new.created_at))
             created = cursor.rowcount == 1
             if created:
@@ -382,7 +455,7 @@ class Store:
             row = connection.execute(
                 "SELECT player, moves_digest, body FROM submissions "
                 "WHERE puzzle_id = ? AND player_key = ?",
-                (new.puzzle_id, new.player.casefold())).fetchone()
+                (new.puzzle_id, new.player_key)).fetchone()
         return Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2])), created
 
     def replace_submission(self, new: NewSubmission, replaced_digest: str) -> bool:
@@ -392,7 +465,7 @@ class Store:
         with self._write() as connection:
             row = connection.execute(
                 "SELECT id FROM submissions WHERE puzzle_id = ? AND player_key = ? AND "
-                "moves_digest = ?", (new.puzzle_id, new.player.casefold(),
+                "moves_digest = ?", (new.puzzle_id, new.player_key,
                                      replaced_digest)).fetchone()
             if row is None:
                 return False
@@ -427,14 +500,15 @@ class Store:
             for submission, scheme, key in keys:
                 _insert_keys(connection, submission.id, submission.puzzle_id, {scheme: key})
 
-    def rank(self, puzzle_id: str, player: str, scheme: str) -> tuple[int, int]:
-        """The player's rank under ``scheme`` (ties share a rank) and the number ranked."""
+    def rank(self, puzzle_id: str, player_key: str, scheme: str) -> tuple[int, int]:
+        """The rank under ``scheme`` of the player whose key is ``player_key`` (ties share
+        a rank) and the number ranked."""
         row = self._connection().execute(
             "SELECT ranked.rank, ranked.total FROM (SELECT s.player_key, "
             "RANK() OVER (ORDER BY k.sort_key) AS rank, COUNT(*) OVER () AS total "
             "FROM ranking_keys AS k JOIN submissions AS s ON s.id = k.submission_id "
             "WHERE k.puzzle_id = ? AND k.scheme = ?) AS ranked WHERE ranked.player_key = ?",
-            (puzzle_id, scheme, player.casefold())).fetchone()
+            (puzzle_id, scheme, player_key)).fetchone()
         return (row[0], row[1]) if row else (0, 0)
 
     def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
@@ -460,6 +534,17 @@ class Store:
         if connection is not None:
             connection.close()
             self._local.connection = None
+
+
+def _claim(connection: sqlite3.Connection, claim: PlayerClaim) -> None:
+    """Register or claim a name inside the caller's transaction (see :meth:`Store.claim_player`)."""
+    cursor = connection.execute(
+        "INSERT INTO players (player_key, name, token_digest, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (player_key) DO UPDATE SET token_digest = excluded.token_digest "
+        "WHERE players.token_digest IS NULL",
+        (claim.key, claim.name, claim.token_digest, claim.created_at))
+    if cursor.rowcount != 1:
+        raise NameTaken(claim.name)
 
 
 def _insert_keys(connection: sqlite3.Connection, submission_id: int | None, puzzle_id: str,
@@ -545,7 +630,31 @@ def _upgrade(connection: sqlite3.Connection) -> None:
         # the par ranking changed in version 3: its keys are computed again from the
         # stored answers (PuzzleService ranks every submission that lacks a key)
         connection.execute("DELETE FROM ranking_keys WHERE scheme = 'par'")
+    if version < 4:
+        _register_players(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _register_players(connection: sqlite3.Connection) -> None:
+    """Version 3 to 4: key each submission's player by today's name rule and register every
+    name, as first submitted, without a token (see the module docstring)."""
+    rows = connection.execute(
+        "SELECT id, puzzle_id, player, player_key, created_at FROM submissions ORDER BY id"
+    ).fetchall()
+    taken = {(puzzle, key) for _, puzzle, _, key, _ in rows}
+    for submission_id, puzzle, name, old_key, created_at in rows:
+        key = player_key(name)
+        if key != old_key:
+            if (puzzle, key) in taken:
+                key = old_key  # another submission of the puzzle has the key: keep both
+            else:
+                taken.discard((puzzle, old_key))
+                taken.add((puzzle, key))
+                connection.execute("UPDATE submissions SET player_key = ? WHERE id = ?",
+                                   (key, submission_id))
+        connection.execute(
+            "INSERT INTO players (player_key, name, token_digest, created_at) "
+            "VALUES (?, ?, NULL, ?) ON CONFLICT DO NOTHING", (key, name, created_at))
 
 
 _PAR_COLUMNS: Final = ("lost", "moves", "time_unknown", "milliseconds")

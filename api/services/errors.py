@@ -28,6 +28,12 @@ class Fault(enum.Enum):
     CONFLICT = "conflict"
     """The request contradicts what is stored (a second, different submission; a closed day)."""
 
+    UNAUTHENTICATED = "unauthenticated"
+    """The request acts under a name a player owns, without that player's token (a 401)."""
+
+    FORBIDDEN = "forbidden"
+    """The request carries a token that is not the named player's (a 403)."""
+
     BUSY = "busy"
     """Another request is making what this one asks for (a puzzle being certified), or the
     server has no room for the search right now: try again after ``retry_after`` seconds."""

@@ -26,7 +26,8 @@ HTTP API reach them. Submissions are verified with every scoring scheme and
 stored with each scheme's sort key; leaderboards rank by the scheme the
 settings name (``GAPGRID_RANKING``). A submission made with a start token
 that hints were asked with is ``assisted``; a won one that is shorter than the
-puzzle's par lowers it.
+puzzle's par lowers it. Players own their names (:mod:`gapgrid.api.services.players`):
+a start or a submission under a registered name needs the player's token.
 """
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from gapgrid.api.config import ConfigError, Settings
 from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
-from gapgrid.api.services import certify, games, solving
+from gapgrid.api.services import certify, games, players, solving
 from gapgrid.api.services.difficulty_table import CALIBRATION
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
 from gapgrid.api.store import (
     Certificate,
+    NameTaken,
     NewSubmission,
     RankingKey,
     Store,
@@ -94,12 +96,6 @@ usually); the half hour of wall time only stops it on a machine far too busy."""
 
 MAX_PER_PAGE: Final = 100
 """Most leaderboard lines in one page."""
-
-PLAYER_PATTERN: Final = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.\-]*[A-Za-z0-9_.\-])?$"
-"""Player names, as a JSON Schema pattern: letters, digits, spaces, '_', '.', '-';
-starting with a letter or digit and not ending with a space."""
-PLAYER_NAME: Final = re.compile(PLAYER_PATTERN[1:-1])
-"""The same rule for :func:`re.fullmatch`: JSON Schema's ``$`` lets a final newline pass."""
 
 TOKEN_SALT: Final = "gapgrid-start-token"
 DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -554,19 +550,44 @@ class PuzzleService:
 
     # -- start and submit ------------------------------------------------------
 
-    def start(self, day: str, variant: str) -> dict[str, Any]:
-        """A signed start token for today's puzzle, so the server times the game."""
+    def register_player(self, name: str) -> dict[str, Any]:
+        """Register ``name`` (or claim it, when it was registered without a token by an
+        upgrade): the player's token, given this once."""
+        now = iso(self.clock())
+        identity = players.register(self.store, name,
+                                    max_length=self.settings.max_player_length, now=now)
+        assert identity.claim is not None and identity.token is not None  # a registration
+        try:
+            self.store.claim_player(identity.claim)
+        except NameTaken:  # registered by another request since register() looked
+            raise players.taken(identity.name) from None
+        return {"player": identity.name, "token": identity.token, "registered_at": now}
+
+    def start(self, day: str, variant: str, *, player: str | None = None,
+              player_token: str | None = None) -> dict[str, Any]:
+        """A signed start token for today's puzzle, so the server times the game. Started
+        under a ``player``'s name (which needs the player's token when the name is owned),
+        the start token is good for that player's submission only."""
         puzzle = self._live_puzzle(day, variant)
+        identity = None if player is None else players.identify(
+            self.store, player, player_token, max_length=self.settings.max_player_length,
+            now="", register=False)
         now = self.clock()
         # the random part keeps two games started in the same millisecond apart (hints are
         # recorded by token)
-        token = self.tokens.dumps({"p": puzzle["id"], "t": int(now.timestamp() * 1000),
-                                   "n": secrets.token_hex(6)})
-        return {"puzzle": puzzle["id"], "token": token, "started_at": iso(now),
-                "expires_in": self.settings.token_max_age}
+        payload = {"p": puzzle["id"], "t": int(now.timestamp() * 1000),
+                   "n": secrets.token_hex(6)}
+        if identity is not None:
+            payload["u"] = identity.key
+        document = {"puzzle": puzzle["id"], "token": self.tokens.dumps(payload),
+                    "started_at": iso(now), "expires_in": self.settings.token_max_age}
+        if identity is not None:
+            document["player"] = identity.name
+        return document
 
-    def token_elapsed(self, token: str, puzzle: str) -> float:
-        """Seconds since ``token`` was issued for the puzzle ``puzzle``."""
+    def token_elapsed(self, token: str, puzzle: str, player_key: str | None = None) -> float:
+        """Seconds since ``token`` was issued for the puzzle ``puzzle`` (and, when it was
+        started under a name, for the player whose key is ``player_key``)."""
         try:
             payload = self.tokens.loads(token, max_age=self.settings.token_max_age)
         except SignatureExpired:
@@ -582,23 +603,30 @@ class PuzzleService:
         if type(payload["t"]) is not int or not (
                 day_start <= payload["t"] <= self.clock().timestamp() * 1000):
             raise invalid("the start token's time is not within the puzzle's day", "token")
+        if "u" in payload and payload["u"] != player_key:
+            raise invalid("the start token was started under another player's name", "token")
         elapsed: float = self.clock().timestamp() - payload["t"] / 1000
         return round(max(elapsed, 0.0), 3)
 
     def submit(self, day: str, variant: str, *, player: str, moves: Sequence[str],
-               token: str | None = None) -> Submitted:
+               token: str | None = None, player_token: str | None = None) -> Submitted:
         """Verify ``moves`` on today's puzzle, score them with every scheme, and store them
-        once per player (case-blind): the first verified submission is the one that counts,
-        unless it made no progress (an empty one), which the first with progress replaces.
+        once per player (names compared by :func:`gapgrid.api.names.player_key`): the first
+        verified submission is the one that counts, unless it made no progress (an empty
+        one), which the first with progress replaces.
+
+        Under a name a player owns, ``player_token`` must be theirs; the first stored
+        submission under a new name registers it, and its answer carries the player's
+        ``player_token``, that once.
         """
         puzzle = self._live_puzzle(day, variant)
-        if not (len(player) <= self.settings.max_player_length and PLAYER_NAME.fullmatch(player)):
-            raise invalid("a player name is 1 to "
-                          f"{self.settings.max_player_length} letters, digits, spaces, '_', "
-                          f"'.' or '-', starting with a letter or digit and not ending with a "
-                          f"space", "player")
+        now = self.clock()
+        identity = players.identify(self.store, player, player_token,
+                                    max_length=self.settings.max_player_length, now=iso(now))
+        player = identity.name
         actions = games.actions_of(moves)
-        elapsed = None if token is None else self.token_elapsed(token, puzzle["id"])
+        elapsed = None if token is None else self.token_elapsed(token, puzzle["id"],
+                                                                identity.key)
         assisted = token is not None and self.store.hints_for(token_digest(token)) > 0
         verified = games.verify(self.catalogue, variant=puzzle["variant"], deal=puzzle["deal"],
                                 moves=[str(action) for action in actions],
@@ -618,10 +646,14 @@ class PuzzleService:
                 for name, score in report["scores"].items() if name in self.catalogue.scoring}
         line = verified.result.state.actions() if verified.result.won else None
         new = NewSubmission(
-            puzzle_id=puzzle["id"], player=player, moves_digest=digest, keys=keys,
+            puzzle_id=puzzle["id"], player=player, player_key=identity.key,
+            moves_digest=digest, keys=keys,
             body=document, created_at=document["submitted_at"],
             winning_line=None if line is None else tuple(str(action) for action in line))
-        stored, created = self.store.submit(new)
+        try:
+            stored, created = self.store.submit(new, identity.claim)
+        except NameTaken:  # registered by another request since identify() looked
+            raise players.unauthenticated(player) from None
         if not created and stored.moves_digest != digest:
             start = self._start_cards_in_sequence(puzzle["id"])
             # A game that got nowhere (an accidental empty submit) does not lock its player
@@ -637,8 +669,11 @@ class PuzzleService:
                                    fault=Fault.CONFLICT, field=("player",),
                                    title="Already submitted")
         self._rank_everyone(puzzle["id"])
-        rank, players = self.store.rank(puzzle["id"], player, self.settings.ranking)
-        return Submitted({**stored.body, "rank": rank, "players": players}, created=created)
+        rank, ranked = self.store.rank(puzzle["id"], identity.key, self.settings.ranking)
+        answer = {**stored.body, "rank": rank, "players": ranked}
+        if identity.token is not None:
+            answer["player_token"] = identity.token
+        return Submitted(answer, created=created)
 
     # -- leaderboard -----------------------------------------------------------
 

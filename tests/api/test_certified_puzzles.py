@@ -180,7 +180,8 @@ def _certificate(certified: bool, line: tuple[str, ...], deal: str = "7") -> Cer
 
 
 def _won(store: Store, player: str, line: tuple[str, ...]) -> None:
-    store.submit(NewSubmission(puzzle_id="p", player=player, moves_digest=player, keys={},
+    store.submit(NewSubmission(puzzle_id="p", player=player, player_key=player.casefold(),
+                               moves_digest=player, keys={},
                                body={}, created_at="now", winning_line=line))
 
 

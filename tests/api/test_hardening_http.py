@@ -69,7 +69,7 @@ def test_a_name_is_refused_with_the_real_reason(client: FlaskClient) -> None:
     """' Dan' starts with a space, 'Dan ' ends with one, 'Dan!' has a '!'; not "characters
     that are not allowed"."""
     url = f"/v1/puzzles/{TODAY}/montana/submissions"
-    for name, reason in ((" Dan", "starts with ' '"), ("Dan!", "has '!'"),
+    for name, reason in ((" Dan", "starts with a space"), ("Dan!", "has '!'"),
                          ("Dan ", "ends with a space")):
         found = problem(client.post(url, json={"player": name, "moves": []}), 422)
         assert reason in found["errors"][0]["detail"], found

@@ -219,14 +219,16 @@ def test_a_game_without_progress_does_not_lock_its_player_out(
     start = new_game(rules, deal).board.cards_in_sequence()
     steps = next(count for count in range(1, len(line)) if replay(
         rules, deal, parse_actions(line[:count])).state.board.cards_in_sequence() > start)
-    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": []}
-                       ).status_code == 201
-    again = client.post(f"{URL}/submissions", json={"player": "oops", "moves": line[:steps]})
+    empty = client.post(f"{URL}/submissions", json={"player": "Oops", "moves": []})
+    assert empty.status_code == 201
+    owner = {"Authorization": f"Bearer {empty.get_json()['player_token']}"}
+    again = client.post(f"{URL}/submissions", json={"player": "oops", "moves": line[:steps]},
+                        headers=owner)
     assert again.status_code == 201 and again.get_json()["result"]["moves_applied"] == steps
     board = client.get(f"{URL}/leaderboard").get_json()
     assert [(entry["player"], entry["actions"]) for entry in board["entries"]] == [
-        ("oops", steps)]
-    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps + 1]}
-                       ).status_code == 409
-    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps]}
-                       ).status_code == 200
+        ("Oops", steps)]  # the name as first registered
+    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps + 1]},
+                       headers=owner).status_code == 409
+    assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps]},
+                       headers=owner).status_code == 200

@@ -265,14 +265,17 @@ def test_submission_is_replayed_scored_stored_and_ranked(client: FlaskClient,
 
 
 def test_same_submission_again_is_idempotent_and_another_conflicts(client: FlaskClient) -> None:
-    """The first verified submission counts: resending it is 200, different moves are 409."""
+    """The first verified submission counts: resending it is 200, different moves are 409
+    (each under the player's token, with the name in any case)."""
     moves = _winning_moves(client)
     url = f"/v1/puzzles/{TODAY}/montana/submissions"
     first = client.post(url, json={"player": "Bob", "moves": moves})
-    again = client.post(url, json={"player": "bob", "moves": moves})
+    owner = {"Authorization": f"Bearer {first.get_json()['player_token']}"}
+    again = client.post(url, json={"player": "bob", "moves": moves}, headers=owner)
     assert (first.status_code, again.status_code) == (201, 200)
     assert again.get_json()["submitted_at"] == first.get_json()["submitted_at"]
-    other = client.post(url, json={"player": "BOB", "moves": moves[:-1]})
+    assert "player_token" not in again.get_json()
+    other = client.post(url, json={"player": "BOB", "moves": moves[:-1]}, headers=owner)
     assert "first verified submission" in problem(other, 409)["detail"]
     board = client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard").get_json()
     assert board["total"] == 1 and board["entries"][0]["player"] == "Bob"
@@ -312,6 +315,7 @@ def test_token_of_another_puzzle_or_expired_is_refused(client: FlaskClient,
     token = client.post(f"/v1/puzzles/{TODAY}/montana/start").get_json()["token"]
     clock.advance(11 * 3600)  # still today
     assert client.post(url, json={"player": "Ann", "moves": [], "token": token}).status_code == 201
+    # (the refused submission above stored nothing, so "Ann" was still free here)
 
 
 def test_closed_puzzles_take_no_submissions(client: FlaskClient) -> None:
@@ -351,7 +355,8 @@ def test_openapi_document_is_valid(client: FlaskClient) -> None:
         "/v1/daily/{slug}", "/v1/puzzles/{date}/{slug}", "/v1/verify", "/v1/moves",
         "/v1/hint", "/v1/puzzles/{date}/{slug}/solution",
         "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
-        "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json", "/v1/health"}
+        "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json", "/v1/health",
+        "/v1/players"}
 
 
 def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> None:

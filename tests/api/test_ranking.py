@@ -43,14 +43,20 @@ def game_lines(client: FlaskClient, count: int) -> list[list[str]]:
 
 
 def submit_all(client: FlaskClient, lines: list[list[str]]) -> dict[str, dict[str, Any]]:
-    """Submit each game as its own player; return each player's stored scores."""
+    """Submit each game as its own player; return each player's stored scores (and keep
+    each player's token in ``TOKENS``)."""
     scores = {}
     for index, moves in enumerate(lines):
         response = client.post(f"/v1/puzzles/{TODAY}/montana/submissions",
                                json={"player": f"p{index}", "moves": moves})
         assert response.status_code == 201, response.get_json()
         scores[f"p{index}"] = response.get_json()["result"]["scores"]
+        TOKENS[f"p{index}"] = response.get_json()["player_token"]
     return scores
+
+
+TOKENS: dict[str, str] = {}
+"""The player tokens :func:`submit_all` was given, by player."""
 
 
 def ranking(client: FlaskClient) -> tuple[str, list[tuple[int, str, int]]]:
@@ -83,7 +89,8 @@ def test_the_leaderboard_ranks_by_the_configured_scheme(make_app: Callable[..., 
     assert [player for _, player, _ in expected(scores, "par")] != [
         player for _, player, _ in expected(scores, "cards")]
     answer = by_cards.post(f"/v1/puzzles/{TODAY}/montana/submissions",
-                           json={"player": "p0", "moves": game_lines(by_cards, 1)[0]})
+                           json={"player": "p0", "moves": game_lines(by_cards, 1)[0]},
+                           headers={"Authorization": f"Bearer {TOKENS['p0']}"})
     ranked_p0 = next(rank for rank, player, _ in expected(scores, "cards") if player == "p0")
     assert answer.status_code == 200 and answer.get_json()["rank"] == ranked_p0
 

@@ -88,8 +88,9 @@ def test_a_restart_loses_nothing(tmp_path: Path) -> None:
         live.stop()
 
 
-def _submit(url: str, player: str, moves: list[str]) -> tuple[int, str]:
-    status, _, body = request("POST", url, {"player": player, "moves": moves})
+def _submit(url: str, player: str, token: str, moves: list[str]) -> tuple[int, str]:
+    status, _, body = request("POST", url, {"player": player, "moves": moves},
+                              headers={"Authorization": f"Bearer {token}"})
     return status, json.dumps(body, sort_keys=True)
 
 
@@ -97,9 +98,10 @@ PLAYERS = 24
 COPIES = 3
 
 
-def _flood(url: str, moves: list[str], executor: concurrent.futures.Executor
-           ) -> list[tuple[str, int]]:
-    jobs = {executor.submit(_submit, url, f"player{index}", moves[:1 + index % len(moves)]):
+def _flood(url: str, moves: list[str], executor: concurrent.futures.Executor,
+           tokens: dict[str, str]) -> list[tuple[str, int]]:
+    jobs = {executor.submit(_submit, url, f"player{index}", tokens[f"player{index}"],
+                            moves[:1 + index % len(moves)]):
             f"player{index}" for index in range(PLAYERS) for _ in range(COPIES)}
     return [(jobs[job], job.result()[0]) for job in concurrent.futures.as_completed(jobs)]
 
@@ -114,10 +116,15 @@ def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path) -> None:
         _, _, puzzle = request("GET", f"{first.url}/v1/daily/montana")
         moves = _legal_moves(puzzle["deal"], "montana", 4)
         path = f"/v1/puzzles/{puzzle['date']}/montana/submissions"
+        tokens = {}  # each player registers first, then sends under its token
+        for index in range(PLAYERS):
+            name = f"player{index}"
+            tokens[name] = request("POST", f"{first.url}/v1/players", {"player": name})[2][
+                "token"]
         with concurrent.futures.ThreadPoolExecutor(max_workers=16) as threads:
-            answers = _flood(f"{first.url}{path}", moves, threads)
+            answers = _flood(f"{first.url}{path}", moves, threads, tokens)
         with concurrent.futures.ProcessPoolExecutor(max_workers=4) as processes:
-            answers += _flood(f"{second.url}{path}", moves, processes)
+            answers += _flood(f"{second.url}{path}", moves, processes, tokens)
         created: dict[str, int] = {}
         for player, status in answers:
             assert status in (200, 201), (player, status)

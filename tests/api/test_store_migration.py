@@ -27,7 +27,7 @@ from gapgrid import plugins
 from gapgrid.api import store as store_module
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import make_puzzle, puzzle_id, summary_of_answer
-from gapgrid.api.store import Store, StoreError
+from gapgrid.api.store import SCHEMA_VERSION, Store, StoreError
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import new_game
@@ -200,13 +200,18 @@ def test_a_version_1_database_is_migrated_and_keeps_working(tmp_path: Path,
              None if by_player[player][4] else by_player[player][5] / 1000,
              by_player[player][6]) for rank, player, _ in expected]
 
+        # a name stored before names had owners: its first later submission claims it
         status, _, again = request("POST", f"{url}/submissions",
                                    {"player": "ANN", "moves": played["Ann"]})
         assert status == 200 and again["submitted_at"] == f"{day}T00:10:00Z"
+        owner = {"Authorization": f"Bearer {again['player_token']}"}
         assert again["rank"] == next(rank for rank, player, _ in expected if player == "Ann")
         assert again["players"] == len(PLAYERS)
         status, _, _ = request("POST", f"{url}/submissions",
                                {"player": "Ann", "moves": played["Ann"][:1]})
+        assert status == 401
+        status, _, _ = request("POST", f"{url}/submissions",
+                               {"player": "Ann", "moves": played["Ann"][:1]}, headers=owner)
         assert status == 409
         status, _, newcomer = request("POST", f"{url}/submissions",
                                       {"player": "Zed", "moves": played["Dan"][:2]})
@@ -218,7 +223,7 @@ def test_a_version_1_database_is_migrated_and_keeps_working(tmp_path: Path,
         server.stop()
 
     with sqlite3.connect(database) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         stored_after = connection.execute(
             "SELECT id, player, moves_digest, body, created_at FROM submissions ORDER BY id"
         ).fetchall()
@@ -273,7 +278,7 @@ def test_a_database_from_a_newer_gapgrid_is_refused(tmp_path: Path) -> None:
     instance = tmp_path / "instance"
     instance.mkdir()
     with sqlite3.connect(instance / "gapgrid.sqlite3") as connection:
-        connection.execute("PRAGMA user_version = 4")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer gapgrid"):
         Store(instance / "gapgrid.sqlite3")
     finished = subprocess.run([str(GAPGRID), "serve", "--port", "0"], capture_output=True,

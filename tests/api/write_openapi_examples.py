@@ -69,9 +69,10 @@ class Recorder:
         self.examples: dict[str, dict[str, Any]] = {}
 
     def record(self, operation: str, summary: str, method: str, path: str, status: int,
-               parameters: dict[str, Any] | None = None, body: Any = None) -> Any:
+               parameters: dict[str, Any] | None = None, body: Any = None,
+               headers: dict[str, str] | None = None) -> Any:
         """Send one request, check its status, and keep the exchange."""
-        answer = self.client.open(path, method=method, json=body)
+        answer = self.client.open(path, method=method, json=body, headers=headers)
         assert answer.status_code == status, (operation, answer.status_code, answer.get_json())
         data = answer.get_json()
         self.examples[operation] = {"summary": summary, "status": status,
@@ -109,14 +110,18 @@ def exchanges(client: FlaskClient) -> tuple[dict[str, dict[str, Any]], str]:
         record("get_solution", "The shortest known win of yesterday's Montana.", "GET",
                "/v1/puzzles/2026-11-29/montana/solution", 200,
                {"date": "2026-11-29", "slug": "montana"})
-    start = record("post_start", "A start token for today's Montana.", "POST",
-                   f"/v1/puzzles/{DAY}/montana/start", 200, MONTANA)
+    ann = record("post_player", "Ann registers her name.", "POST", "/v1/players", 201,
+                 body={"player": "Ann"})
+    owner = {"Authorization": f"Bearer {ann['token']}"}
+    start = record("post_start", "A start token for today's Montana, for Ann (sent with her "
+                   "player token).", "POST", f"/v1/puzzles/{DAY}/montana/start", 200, MONTANA,
+                   {"player": "Ann"}, owner)
     moves = _opening(client.get("/v1/daily/montana").get_json()["deal"], 3)
     client.post(f"/v1/puzzles/{DAY}/montana/submissions", json={"player": "Ben",
                                                                 "moves": moves[:2]})
-    record("post_submission", "Ann's three moves, timed by her start token.", "POST",
-           f"/v1/puzzles/{DAY}/montana/submissions", 201, MONTANA,
-           {"player": "Ann", "moves": moves, "token": start["token"]})
+    record("post_submission", "Ann's three moves, timed by her start token (sent with her "
+           "player token).", "POST", f"/v1/puzzles/{DAY}/montana/submissions", 201, MONTANA,
+           {"player": "Ann", "moves": moves, "token": start["token"]}, owner)
     record("get_leaderboard", "The first page, one entry a page.", "GET",
            f"/v1/puzzles/{DAY}/montana/leaderboard?per_page=1", 200,
            {**MONTANA, "per_page": 1})
