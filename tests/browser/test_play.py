@@ -149,6 +149,34 @@ def test_a_whole_puzzle_is_won_by_clicks_submitted_and_ranked(page: Page, served
     assert entry["seconds"] is not None, "the start token did not time the game"
 
 
+def _play_one_move_and_submit(page: Page, served: Served, slug: str, name: str) -> None:
+    """Open today's ``slug``, play its first legal move by clicks, end the game and submit
+    it under ``name``."""
+    open_puzzle(page, slug)
+    click_move(page, str(state_of(puzzle_of(served, slug), []).legal_moves()[0]))
+    settle(page)
+    page.click('[data-action="finish"]')
+    page.fill("#player", name)
+    page.click('[data-action="submit"]')
+
+
+def test_the_page_keeps_the_players_token_and_sends_it(page: Page, served: Served) -> None:
+    """The first submission under a name gives the page the player's token, which it keeps
+    per name; a later submission under the same name (in another case) sends it, so it is
+    stored under the name as first registered, where without the token it is refused."""
+    first, second = [slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT][:2]
+    _play_one_move_and_submit(page, served, first, "Bea Token")
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Bea Token")
+    kept = page.evaluate("localStorage.getItem('gapgrid:player-token:bea token')")
+    assert kept and len(kept) >= 43
+    status, _ = served.api("POST", f"/v1/puzzles/{served.today}/{second}/submissions",
+                           {"player": "bea token", "moves": []})
+    assert status == 401  # the name is Bea's now: only her token submits under it
+    _play_one_move_and_submit(page, served, second, "BEA TOKEN")
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Bea Token")
+    expect(page.locator("#leaderboard .me")).to_contain_text("Bea Token")
+
+
 def test_every_layout_is_drawn_with_labels(page: Page, served: Served) -> None:
     """Each variant's board has rows x rstep slots holding exactly the puzzle's cards."""
     status, variants = served.api("GET", "/v1/variants")

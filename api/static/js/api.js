@@ -15,8 +15,8 @@ export class ApiError extends Error {
   }
 }
 
-async function send(method, path, body) {
-  const init = { method, headers: { Accept: "application/json" } };
+async function send(method, path, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -43,8 +43,8 @@ async function send(method, path, body) {
 /** GET a JSON document. */
 export const getJSON = (path) => send("GET", path);
 
-/** POST a JSON body and read the JSON answer. */
-export const postJSON = (path, body) => send("POST", path, body);
+/** POST a JSON body (with more request headers, if given) and read the JSON answer. */
+export const postJSON = (path, body, headers) => send("POST", path, body, headers);
 
 /** Path segments as the API wants them. */
 export const enc = encodeURIComponent;

@@ -10,7 +10,21 @@ import { BoardView } from "./board.js";
 import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
 import { cardMoves, effectiveActions, Game, saved } from "./game.js";
 
-const PLAYER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9 _.-]*[A-Za-z0-9_.-])?$/;
+// The server's rule (api/names.py), checked on the NFKC form: letters and digits of any
+// script, spaces, _ . - inside, a letter or digit at both ends, nothing invisible.
+const PLAYER_NAME = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\p{Zs}_.-]*[\p{L}\p{N}])?$/u;
+
+/** One player's spellings share this (the server folds case fully; close enough here). */
+function playerKey(name) {
+  return name.normalize("NFKC").toLowerCase().normalize("NFKC").split(/\s+/u)
+    .filter(Boolean).join(" ");
+}
+
+/** Player tokens, one per name, kept in this browser: the server gives each only once. */
+const playerTokens = {
+  get: (name) => saved.get(`player-token:${playerKey(name)}`),
+  set: (name, token) => saved.set(`player-token:${playerKey(name)}`, token),
+};
 
 const $ = (id) => document.getElementById(id);
 const action = (name) => document.querySelector(`[data-action="${name}"]`);
@@ -530,9 +544,9 @@ class PlayPage {
   async submit() {
     const player = $("player").value.trim();
     const result = $("submit-result");
-    if (!PLAYER_NAME.test(player) || player.length > 32) {
+    if (!PLAYER_NAME.test(player.normalize("NFKC")) || player.length > 32) {
       result.textContent = "Choose a name of 1 to 32 letters, digits, spaces, _ . or -, "
-        + "starting with a letter or digit.";
+        + "starting and ending with a letter or digit.";
       result.dataset.kind = "error";
       $("player").setAttribute("aria-invalid", "true");
       return;
@@ -542,9 +556,12 @@ class PlayPage {
     const body = { player, moves: this.game.moves };
     if (this.stored.token) body.token = this.stored.token;
     const { date, variant } = this.puzzle;
+    const token = playerTokens.get(player);
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
     try {
       const answer = await postJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/submissions`,
-        body);
+        body, headers);
+      if (answer.player_token) playerTokens.set(player, answer.player_token);
       if (!answer.stored) {
         const error = answer.result?.error;
         result.textContent = `Not stored: the server refused move ${error?.index + 1} `
@@ -560,7 +577,11 @@ class PlayPage {
         + `${answer.players}.`;
       result.dataset.kind = "success";
     } catch (error) {
-      result.textContent = problemText(error);
+      result.textContent = error instanceof ApiError && (error.status === 401
+        || error.status === 403)
+        ? `The name ${player} belongs to a player whose token this browser does not have: `
+          + "choose another name (or play in the browser that first used it)."
+        : problemText(error);
       result.dataset.kind = "error";
     }
     await this.loadLeaderboard();
@@ -581,7 +602,7 @@ class PlayPage {
         ? "No result yet today: be the first." : "Nobody submitted a result that day."));
       return;
     }
-    const me = (saved.get("player") || "").toLowerCase();
+    const me = playerKey(saved.get("player") || "");
     const head = element("tr", {}, ...["#", "Player", "Result", "Moves", "Time"].map((text) =>
       element("th", { scope: "col" }, text)));
     const rows = board.entries.map((entry) => {
@@ -597,7 +618,7 @@ class PlayPage {
         element("td", {}, String(entry.moves)),
         element("td", {}, entry.seconds === null || entry.seconds === undefined ? "–"
           : clock(entry.seconds)));
-      if (entry.player.toLowerCase() === me) row.className = "me";
+      if (playerKey(entry.player) === me) row.className = "me";
       return row;
     });
     const table = element("table", { class: "leaderboard" },
