@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import attrs
 import click
 from tqdm import tqdm
 
-from gapgrid.api import render
-from gapgrid.api.cli_support import api_settings, echo_json, json_flag, load_catalogue
+from gapgrid.api import cli_support, render
+from gapgrid.api.cli_support import SetupError, echo_json, json_flag
+from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService
@@ -42,10 +44,29 @@ COMMAND_WAIT_SECONDS: Final = 600.0
 web request has not)."""
 
 
-def puzzle_service(ctx: click.Context) -> PuzzleService:
-    """The puzzles of the configured server, waiting as long as a command may."""
-    return PuzzleService.open(api_settings(), load_catalogue(ctx),
-                              wait_seconds=COMMAND_WAIT_SECONDS)
+def puzzle_service(ctx: click.Context, *, create: bool = False) -> PuzzleService:
+    """The puzzles of the configured server, waiting as long as a command may.
+
+    Opened as ``gapgrid daily`` opens them (:func:`gapgrid.api.cli_support.puzzle_service`),
+    so a folder or database that cannot be used is a one-line error, exit status 2, never
+    an internal error. Without ``create`` no instance folder is made where there is none;
+    with it (``puzzles prepare``, which may run before a server's first start) the instance
+    folder and its secret are made as ``gapgrid serve`` makes them.
+    """
+    if create:
+        try:
+            settings = Settings.from_environment(create_secret=True)
+        except ConfigError as error:
+            raise SetupError(str(error)) from None
+        except OSError as error:
+            raise SetupError(f"cannot make the instance folder {error.filename} "
+                             f"(GAPGRID_INSTANCE): {error.strerror}") from None
+        if isinstance(settings.database, Path):
+            try:
+                settings.database.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise SetupError(str(unusable_database(settings, error))) from None
+    return attrs.evolve(cli_support.puzzle_service(ctx), wait_seconds=COMMAND_WAIT_SECONDS)
 
 
 def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
@@ -115,7 +136,7 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
     A coming day none of whose candidates is won within the budget is left unmade (a later
     run, or the day's first request, tries again); today's is stored uncertified.
     """
-    service = puzzle_service(ctx)
+    service = puzzle_service(ctx, create=True)
     try:
         start = datetime.date.fromisoformat(first) if first else service.today()
     except ValueError:

@@ -152,6 +152,10 @@ def test_daily_does_not_create_an_instance_where_it_runs(clean_environment: Path
     with_secret = invoke("daily", "montana", env={"GAPGRID_SECRET_KEY": "s"})
     assert with_secret.exit_code == 2 and "no gapgrid instance at" in with_secret.stderr
     assert list(clean_environment.iterdir()) == []
+    solution = invoke("solution", "2026-11-29", "montana", env={"GAPGRID_SECRET_KEY": "s"})
+    assert solution.exit_code == 2, solution.output
+    assert solution.stderr.count("\n") == 1 and "no gapgrid instance at" in solution.stderr
+    assert list(clean_environment.iterdir()) == []
 
 
 def test_daily_reads_the_instance_a_server_made(clean_environment: Path) -> None:
@@ -171,9 +175,13 @@ def test_daily_reads_the_instance_a_server_made(clean_environment: Path) -> None
 def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, database: str,
                                                   daily_words: str, serve_words: str) -> None:
     """/dev/null, a folder that cannot be made, a folder as the database: exit 2, one line
-    naming the variable, for daily and for serve (they were internal errors, exit 3)."""
+    naming the variable, for daily, solution, puzzles prepare and serve (they were internal
+    errors, exit 3)."""
     env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": database}
     for args, words in ((("daily", "montana"), daily_words),
+                        (("solution", "2026-11-29", "montana"), daily_words),
+                        (("puzzles", "prepare", "--days", "1", "--variant", "montana"),
+                         serve_words),  # like serve, it makes a missing instance folder
                         (("serve", "--port", "0"), serve_words)):
         result = invoke(*args, env=env)
         assert result.exit_code == 2, (args, result.output)
