@@ -62,11 +62,11 @@ from gapgrid.api.cli_support import (
 )
 from gapgrid.api.config import max_moves_from_environment
 from gapgrid.api.pysolfc.cli import pysolfc
-from gapgrid.api.pysolfc.games import in_pysolfc
 from gapgrid.api.services import games
 from gapgrid.api.study import study
 from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
+from gapgrid.core.dealnumber import parse_deal_number
 
 
 @click.group(cls=GapgridGroup, invoke_without_command=True,
@@ -138,10 +138,8 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
     if as_json:
         echo_json(dealt.document)
         return
-    # PySolFC numbers only its own games; for the others its title would promise a deal
-    # PySolFC cannot show.
-    native = in_pysolfc(catalogue.lookup(dealt.rules.slug))
-    title = f" (PySolFC: {dealt.deal.pysolfc_title})" if native else ""
+    native = dealt.document.get("pysolfc_title")  # only for PySolFC's own games
+    title = f" (PySolFC: {native})" if native else ""
     click.echo(f"{dealt.rules.name}, game {dealt.deal}{title}")
     click.echo(render.render_board(dealt.state.board))
 
@@ -363,7 +361,10 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     if as_json:
         echo_json(puzzle)
         return
-    click.echo(f"{puzzle['name']}, puzzle of {puzzle['date']}: game {puzzle['deal']} "
-               f"(PySolFC: {puzzle['pysolfc']['game_number']})")
-    print_puzzle_facts(load_catalogue(ctx), puzzle)
+    catalogue = load_catalogue(ctx)
+    native = games.pysolfc_title(catalogue, puzzle["variant"],
+                                 parse_deal_number(puzzle["deal"]))
+    click.echo(f"{puzzle['name']}, puzzle of {puzzle['date']}: game {puzzle['deal']}"
+               + (f" (PySolFC: {native})" if native else ""))
+    print_puzzle_facts(catalogue, puzzle)
     click.echo(puzzle["pysolfc"]["how"])

@@ -318,7 +318,8 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                                                       "it."},
             "pysolfc_title": {"type": "string",
                               "description": "The number as PySolFC's title bar shows it "
-                                             "(#ms617)."},
+                                             "(#ms617); only for a game PySolFC has itself, "
+                                             "absent for presets and third-party variants."},
             "options": OPTIONS_IN_FORCE,
             "rows": ROWS,
         },

@@ -28,7 +28,12 @@ from typing import Any, Final
 import attrs
 
 from gapgrid.api import json_documents
-from gapgrid.api.pysolfc.games import UnknownGameError, entry_for_game_id, saved_board
+from gapgrid.api.pysolfc.games import (
+    UnknownGameError,
+    entry_for_game_id,
+    in_pysolfc,
+    saved_board,
+)
 from gapgrid.api.pysolfc.savefile import SavedGame, SaveFileError, read_save
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
 from gapgrid.api.text import excerpt
@@ -196,11 +201,23 @@ class Dealt:
 
 def deal(catalogue: Catalogue, variant: str, number: str,
          options: Mapping[str, str | int] | None = None) -> Dealt:
-    """The layout PySolFC deals for game ``number`` of ``variant``."""
+    """The layout PySolFC deals for game ``number`` of ``variant``; its document has a
+    ``pysolfc_title`` only for a game PySolFC has itself (:func:`pysolfc_title`)."""
     rules = game_rules(catalogue, variant, options)
     game = game_number(number)
     state = new_game(rules, game)
-    return Dealt(rules, game, state, json_documents.deal_json(rules, game, state.board))
+    document = json_documents.deal_json(rules, game, state.board)
+    if pysolfc_title(catalogue, rules.slug, game) is None:
+        del document["pysolfc_title"]
+    return Dealt(rules, game, state, document)
+
+
+def pysolfc_title(catalogue: Catalogue, slug: str, deal: DealNumber) -> str | None:
+    """The game number as PySolFC's title bar shows it (``#ms617``), for a variant PySolFC
+    has itself; None for the others (presets such as Gaps, third-party variants): PySolFC
+    numbers only its own games, and a title would promise a deal it cannot show (the games
+    ``gapgrid pysolfc install`` adds say so in their own words)."""
+    return deal.pysolfc_title if in_pysolfc(catalogue.lookup(slug)) else None
 
 
 @attrs.frozen

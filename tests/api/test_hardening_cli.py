@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from flask.testing import FlaskClient
 
 from gapgrid.api.cli import main
 from gapgrid.api.config import Settings
@@ -296,11 +297,25 @@ def test_no_internal_words_reach_users() -> None:
         assert word not in shown
 
 
-def test_only_pysolfc_games_get_a_pysolfc_title() -> None:
-    """Montana's deal names its PySolFC game number; Gaps (a preset PySolFC lacks) does not."""
+def test_only_pysolfc_games_get_a_pysolfc_title(clean_environment: Path,
+                                                client: FlaskClient) -> None:
+    """Montana's deal names its PySolFC game number; Gaps (a preset PySolFC lacks) and
+    Diagonal Gaps (the example plugin's) do not: not in the text of deal and daily, not in
+    deal --json, not in the API's deal."""
     assert invoke("deal", "montana", "5").stdout.splitlines()[0] == (
         "Montana, game 5 (PySolFC: #ms5)")
-    assert invoke("deal", "gaps", "5").stdout.splitlines()[0] == "Gaps, game 5"
+    assert json.loads(invoke("deal", "montana", "5", "--json").stdout)["pysolfc_title"] == "#ms5"
+    assert client.get("/v1/variants/montana/deals/5").get_json()["pysolfc_title"] == "#ms5"
+    Settings.from_environment({"GAPGRID_INSTANCE": str(clean_environment / "instance")},
+                              create_secret=True)
+    env = {"GAPGRID_CERTIFY_SECONDS": "0"}  # the board is what matters here, not the search
+    assert "(PySolFC: #" in invoke("daily", "montana", env=env).stdout.splitlines()[0]
+    for slug, name in (("gaps", "Gaps"), ("diagonal-gaps", "Diagonal Gaps")):
+        assert invoke("deal", slug, "5").stdout.splitlines()[0] == f"{name}, game 5"
+        assert "pysolfc_title" not in json.loads(invoke("deal", slug, "5", "--json").stdout)
+        assert "pysolfc_title" not in client.get(f"/v1/variants/{slug}/deals/5").get_json()
+        title = invoke("daily", slug, env=env).stdout.splitlines()[0]
+        assert title.startswith(f"{name}, puzzle of ") and "PySolFC" not in title
 
 
 def test_unknown_variants_point_to_the_list() -> None:
