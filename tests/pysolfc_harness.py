@@ -244,8 +244,9 @@ def _headless_options() -> SimpleNamespace:
         autodeal=True,
         # sounds: no sample is enabled (there is no audio device either: app.audio is None)
         sound_samples={},
-        # no "You are stuck" dialog, no statistics file
+        # no "You are stuck" dialog, no statistics file, no flash when no hint is found
         stuck_notification=False,
+        highlight_not_matching=False,
         update_player_stats=False,
         # a plain, unscaled window without status bar or saved geometry
         player="headless",
@@ -291,6 +292,7 @@ class _HeadlessApp:
         self.toolbar = None
         self.statusbar = None
         self.audio = None
+        self.speech = _Inert()  # what PySolFC would read aloud (a hint, say) goes nowhere
         self.gimages = SimpleNamespace(redeal=REDEAL_PICTURES)
 
     def getGameTitleName(self, gameid: int) -> str:
@@ -455,6 +457,21 @@ class HeadlessGame:
         talon = self.game.s.talon
         # A canvas text starts empty; PySolFC configures it only when its text changes.
         return talon.images.redeal.shown.get("image"), talon.texts.redeal.shown.get("text", "")
+
+    def hint(self, level: int = 0) -> str | None:
+        """What PySolFC's Hint shows now, in gapgrid's notation: ``"F-T"`` for a card move,
+        ``"redeal"`` for the redeal pile, None when it finds nothing.
+
+        Level 0 is the Hint command (key H), 1 Ctrl-H, 2 the Demo's hint; the hint is
+        asked as they ask it (``Game.showHint``), with no time to show it on a screen.
+        """
+        found = self.game.showHint(level, sleep=0)
+        if not found:
+            return None
+        _, _, ncards, from_stack, to_stack, _, _ = found
+        if ncards == 0:
+            return "redeal"
+        return f"{from_stack.id}-{to_stack.id}"
 
     def is_won(self) -> bool:
         """PySolFC's verdict on the current layout (``Game.isGameWon``)."""

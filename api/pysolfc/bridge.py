@@ -8,7 +8,8 @@ for every rule: the deal (:class:`core.rules.DealStyle`), whether a move is
 legal (:func:`core.game.move_refusal`), whether a redeal is allowed
 (:func:`core.game.redeal_refusal`), the redeal itself
 (:func:`core.redeals.redeal_cells`), and when the game is won. No rule or
-check is written here a second time.
+check is written here a second time. Its Hint shows the solver's next action
+(:mod:`api.pysolfc.hints`).
 
 A redeal is recorded with PySolFC's own atomic moves only (card moves, the
 round, and the generator's state before and after), so undo and redo work
@@ -23,16 +24,25 @@ from pathlib import Path
 from typing import Any
 
 from pysollib.gamedb import GAME_DB, GI, GameInfo, registerGame
-from pysollib.games.montana import Montana, Montana_Hint, Montana_RowStack, Montana_Talon
+from pysollib.games.montana import Montana, Montana_RowStack, Montana_Talon
+from pysollib.hint import HINT_LEVEL_DEMO
 from pysollib.stack import BasicRowStack, StackWrapper
 
 from gapgrid import plugins
 from gapgrid.api.pysolfc.games import pysolfc_id_of, pysolfc_name
+from gapgrid.api.pysolfc.hints import (
+    SolverHint,
+    next_action,
+    show_redeal_hint,
+    solver_hint,
+    table_state,
+)
 from gapgrid.api.pysolfc.rules_pages import added_slugs, page_name
+from gapgrid.api.services import solving
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import GameRandom
 from gapgrid.core.game import Refusal, move_refusal, redeal_refusal
-from gapgrid.core.notation import Move
+from gapgrid.core.notation import Action, Move, Redeal
 from gapgrid.core.redeals import gathered_slots, redeal_cells
 from gapgrid.core.registry import PresetInfo, VariantInfo
 from gapgrid.core.rules import UNLIMITED, Rules
@@ -105,7 +115,9 @@ class GapgridGame(Montana):  # type: ignore[misc]  # PySolFC is untyped
 
     gapgrid_rules: Rules
     RowStack_Class = GapgridRowStack
-    Hint_Class = Montana_Hint
+    Hint_Class = SolverHint
+    gapgrid_hint_seconds = solving.HINT_SECONDS
+    """The solver's time for one hint: the player waits for it."""
 
     def createGame(self) -> None:
         Montana.createGame(self, round_text=self.gapgrid_rules.redeals != 0)
@@ -140,6 +152,30 @@ class GapgridGame(Montana):  # type: ignore[misc]  # PySolFC is untyped
         talon = self.s.talon
         if talon is not None and self.preview <= 1:
             talon.updateText()
+
+    def showHint(self, level: int = 0, sleep: float = 1.5, taken_hint: Any = None) -> Any:
+        """PySolFC's Hint, which also points at the redeal pile when the solver's next action
+        is a redeal (PySolFC's hints at the player's levels can only be card moves)."""
+        if level < HINT_LEVEL_DEMO and not (taken_hint and taken_hint[6]) and isinstance(
+                self.gapgrid_next_action(), Redeal):
+            return show_redeal_hint(self, sleep)
+        return Montana.showHint(self, level, sleep, taken_hint)
+
+    def gapgrid_next_action(self) -> Action | None:
+        """The solver's next action from the position on the table, or None when it knows of
+        no win; searched once per position (PySolFC asks again as the player presses H)."""
+        state = table_state(self.gapgrid_rules, self.gapgrid_cells(), self.s.talon.round - 1,
+                            self.random)
+        if state is None:
+            return None
+        # Kept on the game object, which PySolFC builds anew for each game it starts.
+        memo = self.__dict__.setdefault("gapgrid_memo", solving.LineMemo(capacity=5_000))
+        answers: dict[Any, Action | None] = self.__dict__.setdefault("gapgrid_answers", {})
+        key = solving.position_key(state)
+        if key not in answers:
+            answers.clear()  # only the position on the table is asked about again
+            answers[key] = next_action(solver_hint(state, memo, self.gapgrid_hint_seconds))
+        return answers[key]
 
     def gapgrid_cells(self) -> list[int | None]:
         """The slots' contents as gapgrid sees them."""

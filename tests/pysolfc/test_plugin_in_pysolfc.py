@@ -34,7 +34,6 @@ from tests.pysolfc_harness import (
     REDEAL_PICTURES,
     HeadlessGame,
     load_plugin_file,
-    load_pysolfc,
     pysolfc_dir,
 )
 
@@ -45,20 +44,6 @@ if PYSOLFC is None:
 
 CATALOGUE = plugins.load_catalogue(disabled=())
 ADDED = [slug for slug in CATALOGUE.slugs() if not in_pysolfc(CATALOGUE.lookup(slug))]
-
-
-@pytest.fixture(scope="module")
-def game_db(tmp_path_factory: pytest.TempPathFactory) -> object:
-    """PySolFC with gapgrid's plugin file loaded from a fresh plugins folder."""
-    assert PYSOLFC is not None
-    database = load_pysolfc(PYSOLFC)
-    folder = tmp_path_factory.mktemp("plugins")
-    path = install.install(folder)
-    messages = io.StringIO()
-    with contextlib.redirect_stderr(messages):
-        assert load_plugin_file(path) is None
-    assert messages.getvalue() == ""
-    return database
 
 
 def test_every_game_pysolfc_lacks_is_registered(game_db: object) -> None:

@@ -115,6 +115,9 @@ FAKE_PYSOLLIB = {
         class Montana_RowStack: pass
         class Montana_Talon: pass
         """,
+    "pysollib/hint.py": """
+        HINT_LEVEL_PLAYER, HINT_LEVEL_DEBUG, HINT_LEVEL_DEMO = 0, 1, 2
+        """,
     "pysollib/stack.py": """
         class BasicRowStack: pass
         def StackWrapper(cls, **kwargs): return (cls, kwargs)
