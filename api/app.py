@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-import sqlite3
 from collections.abc import Callable
 from typing import Final
 
@@ -33,6 +32,7 @@ from flask_limiter.util import get_remote_address
 from gapgrid import plugins
 from gapgrid.api import ratelimit
 from gapgrid.api.config import ConfigError, Settings, unusable_database
+from gapgrid.api.db.engine import OPEN_ERRORS
 from gapgrid.api.page import register_page
 from gapgrid.api.problems import register_error_handlers
 from gapgrid.api.routes import EXTENSION, ApiState, build_routes
@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     try:
         settings.instance.mkdir(parents=True, exist_ok=True)
         puzzles = PuzzleService.open(settings, catalogue, clock)
-    except (OSError, sqlite3.Error) as error:  # the environment's fault: a one-line reason
+    except OPEN_ERRORS as error:  # the environment's fault: a one-line reason
         raise unusable_database(settings, error) from None
     app = Flask(__name__, instance_path=str(settings.instance.resolve()))
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body

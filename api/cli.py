@@ -41,6 +41,7 @@ from typing import Any
 import click
 
 from gapgrid.api import render
+from gapgrid.api.cli_db import db_group
 from gapgrid.api.cli_puzzles import print_puzzle_facts, puzzles_group, solution_command
 from gapgrid.api.cli_solving import hint_command, solve_command
 from gapgrid.api.cli_support import (
@@ -87,6 +88,7 @@ main.add_command(solve_command)
 main.add_command(hint_command)
 main.add_command(solution_command)
 main.add_command(puzzles_group)
+main.add_command(db_group)
 
 
 EXIT_INTERNAL_ERROR = 3
@@ -322,6 +324,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
 
     from gapgrid.api.app import create_app
     from gapgrid.api.config import ConfigError, Settings
+    from gapgrid.api.db.engine import describe
     from gapgrid.api.server import ACCESS_LOG, ServeError, build_server, listening_on
     from gapgrid.api.store import StoreError
 
@@ -340,7 +343,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
     for address in listening_on(server):
-        click.echo(f"gapgrid API on {address}/v1/ (database {settings.database}); "
+        click.echo(f"gapgrid API on {address}/v1/ (database {describe(settings.database)}); "
                    f"Ctrl-C stops it.", err=True)
     server.run()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -291,12 +290,14 @@ def puzzle_service(ctx: click.Context) -> PuzzleService:
     """The puzzles of the server configured in the environment, for commands that read
     them; never creates an instance folder where there is none (the command may be run
     anywhere), and an unusable folder or database is a :class:`SetupError`."""
+    from gapgrid.api.db.engine import OPEN_ERRORS  # SQLAlchemy: only for these commands
+
     settings = api_settings()
-    folder = settings.database.parent
-    if not folder.is_dir():
+    folder = settings.database.parent if isinstance(settings.database, Path) else None
+    if folder is not None and not folder.is_dir():
         raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
                          f"runs, or set GAPGRID_INSTANCE (or GAPGRID_DATABASE) to its folder")
     try:
         return PuzzleService.open(settings, load_catalogue(ctx))
-    except (OSError, sqlite3.Error) as error:
+    except OPEN_ERRORS as error:
         raise SetupError(str(unusable_database(settings, error))) from None

@@ -3,7 +3,7 @@
 | variable | default | what |
 |---|---|---|
 | ``GAPGRID_INSTANCE`` | ``./instance`` | database and secret folder, made on first start |
-| ``GAPGRID_DATABASE`` | ``<instance>/gapgrid.sqlite3`` | the SQLite database file |
+| ``GAPGRID_DATABASE`` | ``<instance>/gapgrid.sqlite3`` | SQLite file or ``postgresql://`` URL |
 | ``GAPGRID_SECRET_KEY`` | ``<instance>/secret_key`` | signs tokens, chooses puzzles |
 | ``GAPGRID_FIRST_DAY`` | ``2026-01-01`` | the first day with a daily puzzle |
 | ``GAPGRID_MAX_BODY`` | ``262144`` | largest request body, in bytes |
@@ -72,7 +72,9 @@ class Settings:
     """Everything the service is configured with."""
 
     instance: Path
-    database: Path
+    database: Path | str
+    """A SQLite file, or a PostgreSQL URL (``postgresql://...``)."""
+
     secret_key: str = attrs.field(repr=False)  # never in a log or a traceback
     first_day: datetime.date
     max_body: int = 256 * 1024
@@ -132,7 +134,7 @@ class Settings:
         """
         env = os.environ if environ is None else environ
         instance = Path(env.get("GAPGRID_INSTANCE") or Path.cwd() / "instance")
-        database = Path(env.get("GAPGRID_DATABASE") or instance / "gapgrid.sqlite3")
+        database = database_from_environment(env)
         request_timeout = _positive(env, "GAPGRID_REQUEST_TIMEOUT", 10)
         idle_timeout = _positive(env, "GAPGRID_IDLE_TIMEOUT", 30)
         if request_timeout > idle_timeout:
@@ -167,10 +169,32 @@ class Settings:
         return attrs.evolve(settings, secret_key=secret)
 
 
+def database_from_environment(environ: Mapping[str, str] | None = None) -> Path | str:
+    """``GAPGRID_DATABASE``: a SQLite file (``<instance>/gapgrid.sqlite3`` by default) or
+    a ``postgresql://`` URL, kept as text; another kind of URL is refused."""
+    env = os.environ if environ is None else environ
+    value = env.get("GAPGRID_DATABASE", "")
+    if "://" in value:
+        scheme = value.split("://", 1)[0]
+        if scheme not in ("postgresql", "postgresql+psycopg", "postgres"):
+            raise ConfigError(f"GAPGRID_DATABASE must be a file path or a postgresql:// URL, "
+                              f"not a {scheme[:20]}:// URL")
+        return value
+    instance = Path(env.get("GAPGRID_INSTANCE") or Path.cwd() / "instance")
+    return Path(value or instance / "gapgrid.sqlite3")
+
+
 def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
     """The one-line reason why the instance folder or the database cannot be used, from
     the error opening it raised (a full disk, a read-only folder, a device, a folder where
-    the file should be): the environment's fault, not a bug to report."""
+    the file should be, a PostgreSQL server that does not answer): the environment's
+    fault, not a bug to report."""
+    error = getattr(error, "orig", None) or error  # the driver's own error, not SQLAlchemy's
+    if isinstance(settings.database, str):
+        from gapgrid.api.db.engine import describe  # SQLAlchemy only when it is needed
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return ConfigError(f"cannot open the database {describe(settings.database)} "
+                           f"(GAPGRID_DATABASE): {reason[:200]}")
     path = settings.database
     if isinstance(error, OSError) and error.filename and Path(error.filename) != path:
         return ConfigError(f"cannot use the instance folder {error.filename} "

@@ -11,8 +11,8 @@ database). Both get the same behaviour from the store:
   row locks order concurrent writers), so a restart loses nothing that was
   answered as stored (SQLite in WAL mode with full sync; PostgreSQL commits
   durably by default);
-- a read transaction sees one snapshot (SQLite's deferred ``BEGIN`` in WAL
-  mode; PostgreSQL's ``REPEATABLE READ``).
+- a read transaction that asks for it sees one snapshot (SQLite's deferred
+  ``BEGIN`` in WAL mode; PostgreSQL's ``REPEATABLE READ``).
 
 :func:`upgrade` applies the migrations (Alembic, ``migrations/``) in one
 transaction. Several servers may start at once: on PostgreSQL they queue on
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,12 @@ UPGRADE_LOCK: Final = zlib.crc32(b"gapgrid schema upgrade")
 
 POOL_SIZE: Final = 10
 """Connections kept open per process: ``gapgrid serve`` runs 8 threads by default."""
+
+
+OPEN_ERRORS: Final = (OSError, sqlite3.Error, exc.DBAPIError, exc.ArgumentError)
+"""What opening a database raises when the environment is at fault (a missing folder, a
+file that is no database, a server that does not answer, a URL that names nothing): a
+one-line reason to the user, not an internal error."""
 
 
 class StoreError(RuntimeError):
@@ -107,10 +114,11 @@ def write(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def read(engine: Engine) -> Iterator[Connection]:
-    """One read transaction: every statement sees the same snapshot."""
+def read(engine: Engine, *, snapshot: bool = False) -> Iterator[Connection]:
+    """One read transaction; with ``snapshot``, every statement in it sees the same
+    snapshot (SQLite's transactions always do; PostgreSQL's need ``REPEATABLE READ``)."""
     options: dict[str, Any] = {}
-    if engine.dialect.name == "postgresql":
+    if snapshot and engine.dialect.name == "postgresql":
         options["isolation_level"] = "REPEATABLE READ"
     with engine.connect().execution_options(**options) as connection, connection.begin():
         yield connection

@@ -119,3 +119,32 @@ hints: Final = Table(
     sqlite_autoincrement=True,
 )
 """Hints asked with a start token, by the token's digest."""
+
+players: Final = Table(
+    "players", metadata,
+    Column("player_key", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("token_digest", String),
+    Column("created_at", String, nullable=False),
+)
+"""Each name a player owns, under its key (:func:`gapgrid.api.names.player_key`), the name as
+first registered and the SHA-256 digest of the player's token (NULL: registered by the
+upgrade from before players, not claimed yet)."""
+
+puzzle_players: Final = Table(
+    "puzzle_players", metadata,
+    Column("puzzle_id", String, ForeignKey("puzzles.id"), primary_key=True),
+    Column("players", Integer, nullable=False),
+)
+"""How many players have a submission for each puzzle, kept with the submissions."""
+
+ranking_buckets: Final = Table(
+    "ranking_buckets", metadata,
+    Column("puzzle_id", String, ForeignKey("puzzles.id"), primary_key=True),
+    Column("scheme", String, primary_key=True),
+    Column("bucket", SortKey, primary_key=True),
+    Column("players", Integer, nullable=False),
+)
+"""How many keys of each puzzle and scheme begin with ``bucket`` (the first
+:data:`~gapgrid.api.db.sortkeys.BUCKET_CHARACTERS` characters of the key), kept with the
+keys: a rank is a sum over these and a short index range, never a walk over a puzzle."""

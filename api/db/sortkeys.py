@@ -8,6 +8,13 @@ from typing import Final
 _KEY_BIAS: Final = 2**63
 _KEY_DIGITS: Final = 16
 
+BUCKET_CHARACTERS: Final = 3 * _KEY_DIGITS + 2
+"""The first three parts of an encoded key (with their dots): the keys the store tallies
+together to rank without walking a whole puzzle (``ranking_buckets``). Any fixed length
+keeps rank sums exact, since a key whose first characters sort before another's first
+characters sorts before it; three parts hold, for ``par``, the outcome, hints and
+actions, so that only players who tie on all three are counted one by one."""
+
 
 def encode_sort_key(key: Sequence[int]) -> str:
     """A sort key as text that sorts byte by byte exactly as the tuple sorts.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from gapgrid import plugins
 from gapgrid.api.app import create_app
 from gapgrid.api.config import Settings
+from gapgrid.api.store import Store
 from tests.postgres import postgres_cluster, postgres_url  # noqa: F401 (fixtures)
 
 NOW = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.UTC)
@@ -38,6 +39,23 @@ def test_settings(tmp_path: Path, **changes: object) -> Settings:
     base = Settings(instance=tmp_path / "instance", database=tmp_path / "instance" / "db.sqlite3",
                     secret_key="test-secret", first_day=datetime.date(2026, 1, 1))
     return attrs.evolve(base, **changes)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A new database of each back end in turn: a SQLite file, then a PostgreSQL URL (a
+    database of its own in the session's cluster)."""
+    if request.param == "sqlite":
+        return tmp_path / "gapgrid.sqlite3"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(database: Path | str) -> Iterator[Store]:
+    """A store on a new database, on each back end in turn."""
+    opened = Store(database)
+    yield opened
+    opened.close()
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -164,11 +164,10 @@ def test_a_winning_submission_certifies_a_puzzle_and_sets_its_par(
     assert board["par"] == len(line) and board["entries"][0]["at_par"] is True
 
 
-# -- the store's rules for certificates --------------------------------------------------------
+# -- the store's rules for certificates (on SQLite and PostgreSQL: the store fixture) ---------
 
 
-def _store_with_puzzle(tmp_path: Path) -> Store:
-    store = Store(tmp_path / "db.sqlite3")
+def _store_with_puzzle(store: Store) -> Store:
     store.keep_puzzle("p", "2026-11-30", "montana", {"id": "p", "deal": "7"}, "now")
     return store
 
@@ -185,10 +184,10 @@ def _won(store: Store, player: str, line: tuple[str, ...]) -> None:
                                body={}, created_at="now", winning_line=line))
 
 
-def test_a_certificate_only_improves(tmp_path: Path) -> None:
+def test_a_certificate_only_improves(store: Store) -> None:
     """Uncertified can become certified, a shorter line replaces a longer one, and nothing
     replaces a shorter line or certifies a puzzle with another game's line."""
-    store = _store_with_puzzle(tmp_path)
+    store = _store_with_puzzle(store)
     assert store.keep_certificate(_certificate(False, ()), "t") == _certificate(False, ())
     assert store.keep_certificate(_certificate(True, ("a",) * 10), "t").par == 10
     assert store.keep_certificate(_certificate(True, ("a",) * 12), "t").par == 10
@@ -197,10 +196,10 @@ def test_a_certificate_only_improves(tmp_path: Path) -> None:
     assert store.keep_certificate(_certificate(True, ("c",) * 9), "t").line == ("c",) * 9
 
 
-def test_a_shorter_winning_submission_lowers_par(tmp_path: Path) -> None:
+def test_a_shorter_winning_submission_lowers_par(store: Store) -> None:
     """A submitted win shorter than par becomes the puzzle's line; a longer one changes
     nothing."""
-    store = _store_with_puzzle(tmp_path)
+    store = _store_with_puzzle(store)
     store.keep_certificate(_certificate(True, ("a",) * 10), "t")
     _won(store, "long", ("b",) * 11)
     assert store.puzzle_and_certificate("p")[1].par == 10  # type: ignore[union-attr]
@@ -210,9 +209,27 @@ def test_a_shorter_winning_submission_lowers_par(tmp_path: Path) -> None:
     assert certificate.body["line_from"] == "submission"
 
 
-def test_leases_exclude_other_owners_until_they_expire(tmp_path: Path) -> None:
+def test_concurrent_wins_leave_the_shortest_line(store: Store) -> None:
+    """Twelve winning submissions of different lengths at once: par ends at the shortest,
+    with its line, whatever order they commit in."""
+    _store_with_puzzle(store)
+    barrier = threading.Barrier(12)
+
+    def win(length: int) -> None:
+        barrier.wait()
+        _won(store, f"p{length}", (str(length),) * length)
+    threads = [threading.Thread(target=win, args=(length,)) for length in range(20, 8, -1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    certificate = store.puzzle_and_certificate("p")[1]
+    assert certificate is not None and (certificate.par, certificate.line) == (9, ("9",) * 9)
+
+
+def test_leases_exclude_other_owners_until_they_expire(store: Store) -> None:
     """One owner at a time; the holder may renew; after expiry or release anyone may."""
-    store = _store_with_puzzle(tmp_path)
+    store = _store_with_puzzle(store)
     assert store.take_lease("x", "a", 10, now=100.0) == 0
     assert store.take_lease("x", "b", 10, now=105.0) == pytest.approx(5.0)
     assert store.take_lease("x", "a", 10, now=106.0) == 0

@@ -18,10 +18,14 @@ import pytest
 import sqlalchemy
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from click.testing import CliRunner
 
+from gapgrid.api.cli import main
+from gapgrid.api.config import ConfigError, database_from_environment
 from gapgrid.api.db import engine
 from gapgrid.api.db.schema import metadata
 from gapgrid.api.db.sortkeys import encode_sort_key
+from tests.postgres import Cluster
 
 # -- gapgrid before Alembic (schema version 3), verbatim -------------------------------------
 
@@ -133,14 +137,6 @@ def table_rows(path: Path, table: str) -> list[tuple[Any, ...]]:
         connection.close()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
-    """A new database of each back end: a file path or a PostgreSQL URL."""
-    if request.param == "sqlite":
-        return tmp_path / "gapgrid.sqlite3"
-    return str(request.getfixturevalue("postgres_url"))
-
-
 def test_a_new_database_gets_exactly_the_schema_module_s_tables(database: Path | str) -> None:
     """The migrations make what ``schema.py`` declares, and nothing else, on both back ends
     (the store's queries are written against ``schema.py``)."""
@@ -235,3 +231,41 @@ def test_a_database_of_a_newer_revision_is_refused(database: Path | str) -> None
     with made.connect() as connection:
         assert engine.current(connection) == "9999"
     made.dispose()
+
+
+def test_gapgrid_db_upgrade_upgrades_the_configured_database(tmp_path: Path) -> None:
+    """`gapgrid db upgrade` brings GAPGRID_DATABASE to the newest revision and says so; it
+    needs no secret."""
+    path = tmp_path / "gapgrid.sqlite3"
+    write_version_3_database(path)
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={
+        "GAPGRID_DATABASE": str(path), "GAPGRID_INSTANCE": str(tmp_path / "nowhere"),
+        "GAPGRID_SECRET_KEY": ""})
+    assert result.exit_code == 0, result.output + result.stderr
+    assert f"now at revision {engine.head()} (before: no revision)" in result.output
+    assert table_rows(path, "submissions") == ROWS["submissions"]
+    again = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": str(path)})
+    assert again.exit_code == 0 and f"already at revision {engine.head()}" in again.output
+
+
+def test_gapgrid_db_upgrade_says_why_a_database_cannot_be_opened(
+        postgres_cluster: Cluster) -> None:
+    """A PostgreSQL database that does not exist is one line naming it (no password),
+    exit status 2."""
+    url = postgres_cluster.url("no_such_database").replace("gapgrid@", "gapgrid:secret@")
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": url})
+    assert result.exit_code == 2
+    assert "no_such_database" in result.stderr and "secret" not in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_gapgrid_database_is_a_file_or_a_postgresql_url(tmp_path: Path) -> None:
+    """GAPGRID_DATABASE names a SQLite file (by default in the instance folder) or a
+    PostgreSQL URL, which is never printed with its password; other URLs are refused."""
+    assert database_from_environment({"GAPGRID_INSTANCE": str(tmp_path)}) == (
+        tmp_path / "gapgrid.sqlite3")
+    url = "postgresql://gapgrid:hunter2@db.example:5432/gapgrid"
+    assert database_from_environment({"GAPGRID_DATABASE": url}) == url
+    assert engine.describe(url) == "postgresql+psycopg://gapgrid:***@db.example:5432/gapgrid"
+    with pytest.raises(ConfigError, match="postgresql:// URL, not a mysql:// URL"):
+        database_from_environment({"GAPGRID_DATABASE": "mysql://db.example/gapgrid"})

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from gapgrid import plugins
-from gapgrid.api import store as store_module
+from gapgrid.api.db import legacy
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import make_puzzle, puzzle_id, summary_of_answer
 from gapgrid.api.store import SCHEMA_VERSION, Store, StoreError
@@ -242,7 +242,7 @@ def test_a_failed_migration_changes_nothing(tmp_path: Path, catalogue: Catalogue
     database = tmp_path / "gapgrid.sqlite3"
     day = datetime.date(2026, 11, 30)
     write_version_1_database(database, catalogue, day)
-    original = store_module._insert_keys
+    original = legacy.insert_keys
     calls = 0
 
     def failing(*args: Any, **kwargs: Any) -> None:
@@ -251,7 +251,7 @@ def test_a_failed_migration_changes_nothing(tmp_path: Path, catalogue: Catalogue
         if calls == 3:  # after two submissions' keys: tables already rebuilt
             raise sqlite3.OperationalError("disk full")
         original(*args, **kwargs)
-    monkeypatch.setattr(store_module, "_insert_keys", failing)
+    monkeypatch.setattr(legacy, "insert_keys", failing)
     with pytest.raises(sqlite3.OperationalError, match="disk full"):
         Store(database)
     with sqlite3.connect(database) as connection:
@@ -263,7 +263,7 @@ def test_a_failed_migration_changes_nothing(tmp_path: Path, catalogue: Catalogue
         assert "ranking_keys" not in tables and "submissions_version_2" not in tables
     assert len(version_1_leaderboard(database, puzzle_id(day, SLUG))) == len(PLAYERS)
 
-    monkeypatch.setattr(store_module, "_insert_keys", original)
+    monkeypatch.setattr(legacy, "insert_keys", original)
     store = Store(database)
     _, total = store.leaderboard(puzzle_id(day, SLUG), "cards", 0, 100)
     assert total == len(PLAYERS)
