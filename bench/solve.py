@@ -10,8 +10,13 @@ Two measurements, one core each, every won line replayed by the engine:
    PySolFC game numbers each (1, 2, ...), ``--seconds`` each: the share
    decided and the median time to a decision.
 
-Usage: python bench/solve.py anchors [--seconds 10]
-       python bench/solve.py variants [--deals 50] [--seconds 10] [--only SLUG ...]
+``--positions N`` replaces the time budget by a count of positions (each
+deal gets at most N positions, whatever the load): the way to compare two
+versions of the search on a shared machine.
+
+Usage: python bench/solve.py anchors [--seconds 10] [--positions N]
+       python bench/solve.py variants [--deals 50] [--seconds 10] [--positions N]
+                                      [--only SLUG ...]
 """
 
 from __future__ import annotations
@@ -52,7 +57,14 @@ def solvitaire_verdicts() -> dict[str, str]:
     return verdicts
 
 
-def anchors(seconds: float) -> None:
+def budget_of(seconds: float, positions: int | None) -> Budget:
+    """A budget of ``positions`` positions when given (no time limit), else of ``seconds``."""
+    if positions is not None:
+        return Budget(seconds=None, positions=positions)
+    return Budget(seconds=seconds)
+
+
+def anchors(budget: Budget) -> None:
     catalogue = plugins.load_catalogue(entry_points=False)
     rules = catalogue.rules("montana", {"redeals": "0"})
     theirs = solvitaire_verdicts()
@@ -64,7 +76,7 @@ def anchors(seconds: float) -> None:
         state = GameState(rules=rules, deal=deal, board=Board.from_rows(rules.layout,
                                                                         record["rows"]),
                           redeals_used=0, rng_state=deal.new_random().getstate())
-        result = checked(state, solve(state, Budget(seconds=seconds)))
+        result = checked(state, solve(state, budget))
         counts[result.verdict] += 1
         positions += result.positions
         elapsed += result.seconds
@@ -74,42 +86,62 @@ def anchors(seconds: float) -> None:
     decided = counts["won"] + counts["lost"]
     their_decided = sum(1 for verdict in theirs.values() if verdict != "unknown")
     print(f"gapgrid {SOLVER_VERSION}: decided {decided} of 30 ({counts['won']} won, "
-          f"{counts['lost']} lost) at {seconds:g} s each; {positions / elapsed:,.0f} positions/s")
+          f"{counts['lost']} lost) at {describe(budget)} each; "
+          f"{positions / elapsed:,.0f} positions/s")
     print(f"Solvitaire (10 s, same machine kind): decided {their_decided} of 30")
 
 
-def variants(deals: int, seconds: float, only: list[str]) -> None:
+def describe(budget: Budget) -> str:
+    """The budget in words."""
+    if budget.positions is not None:
+        return f"{budget.positions:,} positions"
+    return f"{budget.seconds:g} s"
+
+
+def variants(deals: int, budget: Budget, only: list[str]) -> None:
     catalogue = plugins.load_catalogue(entry_points=False)
+    print(f"solver {SOLVER_VERSION}, {describe(budget)} a deal")
     print(f"{'variant':<22} {'decided':>8} {'won':>4} {'lost':>4} {'unknown':>7} "
-          f"{'median s':>9}")
+          f"{'median s':>9} {'median pos':>11} {'positions/s':>11}")
     for slug in only or catalogue.slugs():
         rules = catalogue.rules(slug)
         counts = {"won": 0, "lost": 0, "unknown": 0}
-        times = []
+        times: list[float] = []
+        spent: list[int] = []
+        used: list[float] = []
+        to_decide: list[int] = []
         for number in range(1, deals + 1):
             state = new_game(rules, DealNumber(number))
-            result = checked(state, solve(state, Budget(seconds=seconds)))
+            result = checked(state, solve(state, budget))
             counts[result.verdict] += 1
+            spent.append(result.positions)
+            used.append(result.seconds)
             if result.verdict != "unknown":
                 times.append(result.seconds)
+                to_decide.append(result.positions)
         decided = counts["won"] + counts["lost"]
         median = f"{statistics.median(times):.2f}" if times else "-"
+        median_positions = f"{statistics.median(to_decide):,.0f}" if to_decide else "-"
+        rate = sum(spent) / max(sum(used), 1e-9)
         print(f"{slug:<22} {decided / deals:>8.0%} {counts['won']:>4} {counts['lost']:>4} "
-              f"{counts['unknown']:>7} {median:>9}", flush=True)
+              f"{counts['unknown']:>7} {median:>9} {median_positions:>11} {rate:>11,.0f}",
+              flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["anchors", "variants"])
     parser.add_argument("--seconds", type=float, default=10.0, help="budget per deal")
+    parser.add_argument("--positions", type=int, default=None,
+                        help="budget per deal in positions (replaces --seconds)")
     parser.add_argument("--deals", type=int, default=50, help="game numbers per variant")
     parser.add_argument("--only", nargs="*", default=[], help="variants or presets to run")
     args = parser.parse_args()
     started = time.monotonic()
     if args.what == "anchors":
-        anchors(args.seconds)
+        anchors(budget_of(args.seconds, args.positions))
     else:
-        variants(args.deals, args.seconds, args.only)
+        variants(args.deals, budget_of(args.seconds, args.positions), args.only)
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
           f"{platform.python_version()}, {platform.system()} {platform.release()}; "
           f"{time.monotonic() - started:.0f} s in all")

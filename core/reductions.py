@@ -18,18 +18,15 @@ subclass or a third-party rule, whose behaviour it cannot know.
 
 from __future__ import annotations
 
-import functools
-import itertools
 from collections.abc import Sequence
 from typing import Final
 
 import attrs
 
 from gapgrid.core.baseline import AllRowsFinished
-from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT, SUITS, make_card
+from gapgrid.core.cards import RANKS_PER_SUIT
 from gapgrid.core.fills import AscendingFill, FillBase, JungleFill, MontanaFill
 from gapgrid.core.game import Engine
-from gapgrid.core.layout import Layout
 from gapgrid.core.rules import Rules
 from gapgrid.core.runs import run_length
 
@@ -204,55 +201,6 @@ def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]]
             chain.append((successor_slot, right))
             card, slot = successor, successor_slot
     return None
-
-
-def evaluate(engine: Engine) -> int:
-    """How promising a position looks, for the beam search (a heuristic: ordering only).
-
-    Cards standing in their rows' runs count most; then pairs of cards
-    already side by side in the order a finished row has them (a run in the
-    making); a gap that nothing can ever fill again (right of a row's last
-    rank) counts against; then the number of moves available, and the
-    redeals still in hand.
-    """
-    rules, cells = engine.rules, engine.cells
-    layout = rules.layout
-    score = 10 * sum(run_length(layout, cells, row) for row in range(layout.rows))
-    following = _sequence_successors(layout)
-    for slot, right in _side_by_side(layout):
-        card = cells[slot]
-        if card is not None and cells[right] == following[card]:
-            score += 3
-    fill = rules.fill
-    if isinstance(fill, FillBase):
-        left_slots = layout.left_slots
-        for gap in engine.gaps:
-            left = left_slots[gap]
-            if left >= 0:
-                left_card = cells[left]
-                if left_card is None or not fill.next_cards(left_card):
-                    score -= 6
-    redeals_left = rules.redeals_left(engine.redeals_used)
-    in_hand = 1 if redeals_left is None else redeals_left
-    return score + len(engine.legal_pairs()) + 5 * in_hand
-
-
-@functools.lru_cache(maxsize=64)
-def _sequence_successors(layout: Layout) -> tuple[int, ...]:
-    """For each card, the card right of it in a finished row (same suit), or -1."""
-    sequence = layout.sequence_ranks
-    following = [-1] * CARDS_PER_DECK
-    for rank, next_rank in itertools.pairwise(sequence):
-        for suit in range(SUITS):
-            following[make_card(rank, suit)] = make_card(next_rank, suit)
-    return tuple(following)
-
-
-@functools.lru_cache(maxsize=64)
-def _side_by_side(layout: Layout) -> tuple[tuple[int, int], ...]:
-    """Every slot with the slot right of it in the same row."""
-    return tuple((slot, right) for slot, right in enumerate(layout.next_slots)
-                 if right >= 0 and layout.slot_rows[right] == layout.slot_rows[slot])
 
 
 class _Scorer:

@@ -20,6 +20,7 @@ gives the same line.
 
 from __future__ import annotations
 
+import heapq
 import random
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -27,19 +28,22 @@ from typing import Final, Literal
 
 import attrs
 
-from gapgrid.core.game import Engine, GameState
+from gapgrid.core.evaluation import evaluation_for
+from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.notation import REDEAL, Action, Move
-from gapgrid.core.reductions import Reductions, evaluate, reductions_for
+from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "2"
+SOLVER_VERSION: Final = "3"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
 study sitting); 2: cheaper positions, beams balanced against the restarts,
-side-by-side pairs in the evaluation."""
+side-by-side pairs in the evaluation; 3: a resumable best-first search in
+place of the beams, by an evaluation for every fill rule
+(:mod:`core.evaluation`: Manhattan distances where cards slide)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -158,26 +162,37 @@ def luby(number: int) -> int:
 RESTART_UNIT: Final = 2000
 """Positions in a restart of Luby length 1."""
 
+BEST_FIRST_SHARE: Final = 1
+"""Positions the best-first search gets for each position of the depth-first restarts."""
+
 BEAM_WIDTH: Final = 32
-"""The first beam search's width; each later one doubles it, up to MAX_BEAM_DOUBLINGS times."""
+"""The first beam search's width in :func:`shorten`; each later one doubles it, up to
+MAX_BEAM_DOUBLINGS times."""
 
 MAX_BEAM_DOUBLINGS: Final = 8
 
 
-class _BeamNode:
-    """A position a beam search keeps: how it was reached, and what to rebuild it from."""
+class _Node:
+    """A position a best-first or beam search keeps: how it was reached, and its board."""
 
-    __slots__ = ("action", "cells", "parent", "redeals_used", "rng_state")
+    __slots__ = ("action", "codes", "depth", "parent", "redeals_used", "rng_state")
 
-    def __init__(self, parent: _BeamNode | None, action: tuple[int, int] | None,
-                 cells: list[int | None], redeals_used: int, rng_state: Hashable) -> None:
+    def __init__(self, parent: _Node | None, action: tuple[int, int] | None,
+                 engine: Engine) -> None:
         self.parent, self.action = parent, action
-        self.cells, self.redeals_used, self.rng_state = cells, redeals_used, rng_state
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.codes = bytes(engine.codes)
+        self.redeals_used, self.rng_state = engine.redeals_used, engine.rng_state
+
+    def engine(self, like: Engine) -> Engine:
+        """An engine at this position, for the game of ``like``."""
+        cells = [None if code == GAP_CODE else code for code in self.codes]
+        return Engine(like.rules, like.deal, cells, self.redeals_used, self.rng_state)
 
     def line(self) -> list[Action]:
-        """The actions from the beam's start to here."""
+        """The actions from the search's start to here."""
         steps: list[Action] = []
-        node: _BeamNode | None = self
+        node: _Node | None = self
         while node is not None and node.parent is not None:
             steps.append(REDEAL if node.action is None else Move(*node.action))
             node = node.parent
@@ -217,6 +232,11 @@ class _Search:
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
+        self.evaluate, self.move_cost = evaluation_for(engine.rules)
+        self.open: list[tuple[int, int, _Node]] | None = None
+        """The best-first search's open positions (None until it starts)."""
+        self.open_seen: set[bytes] = set()
+        self.counter = 0
 
     # -- the position key ------------------------------------------------------
 
@@ -230,11 +250,16 @@ class _Search:
                                             len(self._redeal_ids))
         return board + stage.to_bytes(4, "little")
 
-    def charge(self, key: bytes) -> None:
-        """Count ``key``'s bytes against the memory budget."""
+    def charge(self, key: bytes, kept: int = 0) -> None:
+        """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory.
+
+        A depth-first restart's entries (no ``kept``) are live: forgotten
+        when the restart ends, unless proven dead.
+        """
         size = len(key) + _TABLE_ENTRY_OVERHEAD
-        self.table_bytes += size
-        self.live_bytes += size
+        self.table_bytes += size + kept
+        if not kept:
+            self.live_bytes += size
         if self.table_bytes > self.budget.memory:
             raise _Stop("memory")
 
@@ -270,46 +295,94 @@ class _Search:
     def run(self) -> list[Action] | None:
         """Return a winning line, or None when none exists; raise :class:`_Stop` at the budget.
 
-        Depth-first restarts (complete: they can prove a loss) take turns
-        with beam searches of growing width (incomplete, but they find the
-        wins a good evaluation points to, with short lines).
+        Depth-first restarts take turns with one best-first search that
+        resumes where it stopped, each getting as many positions as the
+        other. Either can prove a loss: a restart by finishing, the
+        best-first search by running out of positions to expand.
         """
         if self.engine.won:
             return []
-        attempt, beams, in_beams = 0, 0, 0
+        attempt = in_best_first = 0
         while True:
             attempt += 1
             cap = luby(attempt) * RESTART_UNIT
             outcome = self.attempt(attempt - 1, self.positions + cap)
             if outcome is not None:
                 return outcome or None  # [] means the start is dead: lost
-            # Beams get no more positions than the restarts have had.
-            while self.reductions.heuristic_order and in_beams <= self.positions - in_beams:
+            if not self.reductions.heuristic_order:
+                continue
+            share = BEST_FIRST_SHARE * (self.positions - in_best_first) - in_best_first
+            if share > 0:
                 before = self.positions
-                line = self.beam(BEAM_WIDTH << min(beams, MAX_BEAM_DOUBLINGS))
-                beams += 1
-                in_beams += self.positions - before
-                if line is not None:
-                    return line
-                if self.positions == before:
-                    break  # the beam found nothing new to look at
+                outcome = self.best_first(self.positions + share)
+                in_best_first += self.positions - before
+                if outcome is not None:
+                    return outcome or None
+
+    def best_first(self, until: int) -> list[Action] | None:
+        """Expand the best-looking positions until ``until`` positions in all.
+
+        Greedy best-first search by the game's evaluation
+        (:mod:`core.evaluation`): the open positions wait in a heap, ties
+        going to the position found first, so the same input always gives
+        the same line. It resumes where the last call stopped. Returns the
+        winning line; ``[]`` when every position reachable has been seen
+        and none is won (the space is exhausted: lost, as sound as a
+        finished restart, since positions are skipped only when seen
+        before or proven dead, and moves only by the sound reductions); or
+        None at ``until``. The engine is left as it was.
+        """
+        start = self.engine
+        if self.open is None:
+            root = _Node(None, None, start)
+            self.open = [(0, 0, root)]
+            self.open_seen.add(self.key())
+        heap, seen, dead = self.open, self.open_seen, self.dead
+        evaluate, move_cost = self.evaluate, self.move_cost
+        try:
+            while heap:
+                if self.positions >= until:
+                    return None
+                node = heapq.heappop(heap)[2]
+                self.engine = engine = node.engine(start)
+                for action in self.children(0):
+                    self.do(action)
+                    key = self.key()
+                    if key in seen or key in dead:
+                        self.undo(action)
+                        continue
+                    seen.add(key)
+                    self.charge(key, len(key))
+                    self.positions += 1
+                    if self.positions >= self.next_check:
+                        self.check_budget()
+                    child = _Node(node, action, engine)
+                    if engine.won:
+                        return child.line()
+                    self.counter += 1
+                    heapq.heappush(heap, (move_cost * child.depth - evaluate(engine),
+                                         -self.counter, child))
+                    self.undo(action)
+            return []
+        finally:
+            self.engine = start
 
     def beam(self, width: int) -> list[Action] | None:
         """A beam search: keep the ``width`` best new positions of each depth; None if it dies out.
 
         Positions already proven dead, or met before in this beam, are not
-        kept. The engine is left as it was.
+        kept. The engine is left as it was. It finds the shallowest wins
+        among the positions it keeps: :func:`shorten` uses it.
         """
         start = self.engine
-        level: list[_BeamNode] = [_BeamNode(None, None, list(start.cells),
-                                            start.redeals_used, start.rng_state)]
+        level: list[_Node] = [_Node(None, None, start)]
         seen: set[bytes] = set()
+        evaluate = self.evaluate
         try:
             while level:
-                scored: list[tuple[int, int, _BeamNode]] = []
+                scored: list[tuple[int, int, _Node]] = []
                 for node in level:
-                    self.engine = engine = Engine(start.rules, start.deal, list(node.cells),
-                                                  node.redeals_used, node.rng_state)
+                    self.engine = engine = node.engine(start)
                     for action in self.children(0):
                         self.do(action)
                         key = self.key()
@@ -318,8 +391,7 @@ class _Search:
                             self.positions += 1
                             if self.positions >= self.next_check:
                                 self.check_budget()
-                            child = _BeamNode(node, action, list(engine.cells),
-                                              engine.redeals_used, engine.rng_state)
+                            child = _Node(node, action, engine)
                             if engine.won:
                                 return child.line()
                             scored.append((-evaluate(engine), len(scored), child))

@@ -119,3 +119,19 @@ def test_luby_sequence() -> None:
     """Restart lengths follow Luby's sequence."""
     assert [luby(number) for number in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1,
                                                           2, 4, 8]
+
+
+@pytest.mark.parametrize(("slug", "number", "positions"), [
+    ("rectangular-rovers", 2, 40_000),  # cards slide to a neighbouring gap
+    ("jungle", 5, 10_000),  # any suit follows, one redeal
+    ("spaces-and-aces", 5, 10_000),  # any higher card of the suit follows
+    ("paganini-ii", 8, 15_000),  # two decks, 8 rows of 14
+    ("montana-classic", 5, 10_000),  # one redeal that scatters the gaps
+])
+def test_games_beyond_montanas_fills_are_won(catalogue: Catalogue, slug: str, number: int,
+                                             positions: int) -> None:
+    """A deal of each game the first searches never won is won within a position budget."""
+    state = _start(catalogue, slug, number)
+    result = solve(state, Budget(seconds=None, positions=positions))
+    assert result.verdict == "won", (slug, result)
+    assert replay_from(state, result.line).won
