@@ -105,7 +105,10 @@ class FillBase:
             where = card_index(cells)
         wanted = self.wanted(cells, target)
         if len(wanted) == 1:
-            return list(where[wanted[0]])
+            slots = where[wanted[0]]
+            # Two decks hold two of a card; moves keep the index up to date in
+            # place, which leaves their slots in any order.
+            return list(slots) if len(slots) < 2 else sorted(slots)
         return sorted({slot for card in wanted for slot in where[card]})
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterator
-from typing import Final
+from typing import Final, NamedTuple
 
 import attrs
 
@@ -56,27 +56,30 @@ class IllegalActionError(ValueError):
         self.refusal = refusal
 
 
-@attrs.frozen
-class _RedealRecord:
+class _RedealRecord(NamedTuple):
     """What undoing a redeal restores: the board as bytes, and the generator's state.
 
     A game may hold thousands of these (an unlimited-redeal game, a
     search), so each is small: the board is one byte a slot, as in
     :attr:`Engine.codes`, and the state a compact value whose 2.5 KB of
     Mersenne Twister words are shared by consecutive redeals
-    (:class:`core.dealnumber.MersenneState`).
+    (:class:`core.dealnumber.MersenneState`). A named tuple, not an attrs
+    class: one is made per redeal, and a tuple is made several times faster.
     """
 
     codes: bytes
     rng_state: Hashable
 
 
-_Entry = tuple[int, int] | _RedealRecord  # a move (source, target) or a redeal
+_Entry = Move | _RedealRecord
+"""A journal entry: the move itself (a value already), or what undoing a redeal needs."""
 
 
-@attrs.frozen
-class _History:
-    """A persistent stack of undoable entries: sharing tails keeps apply() O(1)."""
+class _History(NamedTuple):
+    """A persistent stack of undoable entries: sharing tails keeps apply() O(1).
+
+    A named tuple: :meth:`Engine.snapshot` makes one per journal entry.
+    """
 
     entry: _Entry
     parent: _History | None
@@ -85,15 +88,31 @@ class _History:
 GAP_CODE: Final = 255
 """A gap in a position key (cards are 0-51)."""
 
+_CODE_OF: Final[dict[int | None, int]] = {None: GAP_CODE,
+                                          **{card: card for card in range(GAP_CODE)}}
+"""Each slot content's code: ``map(_CODE_OF.__getitem__, cells)`` codes a board in one C loop."""
+
+_CELL_OF: Final[tuple[int | None, ...]] = (*range(GAP_CODE), None)
+"""Each code's slot content, the inverse of :data:`_CODE_OF`."""
+
+
+def _codes_of(cells: Cells) -> bytearray:
+    """The position as bytes, one a slot: the card, or :data:`GAP_CODE`."""
+    return bytearray(map(_CODE_OF.__getitem__, cells))
+
 
 class Engine:
     """A game in progress held in mutable lists: the fast path for replay and search.
 
-    Besides the slots' contents it keeps, always up to date, an index from each
-    card to the slots that hold it (:attr:`where`), the list of gaps
-    (:attr:`gaps`) and a byte string of the position (:attr:`codes`), so legal
-    moves are found gap by gap without scanning the board, and a position key
-    costs one ``bytes()`` call.
+    Besides the slots' contents it keeps, for the questions a search asks, an
+    index: a byte string of the position (:attr:`codes`), so a position key
+    costs one ``bytes()`` call; from each card to the slots that hold it
+    (:attr:`where`), and the list of gaps (:attr:`gaps`), so legal moves are
+    found gap by gap without scanning the board. The index is built when a
+    question first needs it and then kept up to date move by move; a redeal
+    or an undone redeal, which rewrite much of the board, only mark it out of
+    date. A replay that asks no question (every game whose redeals are
+    allowed at any time) never builds it, and moves only the cells.
 
     Two ways to change it:
 
@@ -104,8 +123,9 @@ class Engine:
       moves it generated itself with :meth:`legal_pairs`.
     """
 
-    __slots__ = ("_base", "_journal", "_moves_end_at_win", "_random", "cells", "codes", "deal",
-                 "gaps", "moves_made", "redeals_used", "rng_state", "rules", "undos", "where")
+    __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal", "_last",
+                 "_moves_end_at_win", "_random", "_where", "cells", "deal", "moves_made",
+                 "redeals_used", "rng_state", "rules", "undos")
 
     def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
                  redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
@@ -119,17 +139,16 @@ class Engine:
         """Card moves applied (undone ones included)."""
         self.undos = 0
         """Undos applied."""
-        self.where: list[list[int]] = []
-        """For each card, the slots holding it (see :func:`core.fills.card_index`)."""
-        self.gaps: list[int] = []
-        """The empty slots, in no particular order."""
-        self.codes = bytearray()
-        """Each slot's card, or :data:`GAP_CODE`: the position as bytes."""
+        self._codes = bytearray()
+        self._where: list[list[int]] = []
+        self._gaps: list[int] = []
+        self._indexed = False  # whether _codes, _where and _gaps describe the cells
+        self._last = len(cells) - 1  # the last slot, for the bounds check of each move
+        self._accepts = rules.fill.accepts
         self._random = random
         self._journal: list[_Entry] = []
         self._base = history
         self._moves_end_at_win = won_leaves_no_move(rules.fill, rules.won, rules.layout)
-        self._reindex()
 
     @classmethod
     def start(cls, rules: Rules, deal: DealNumber) -> Engine:
@@ -144,34 +163,38 @@ class Engine:
         return cls(state.rules, state.deal, list(state.board.cells), state.redeals_used,
                    state.rng_state, history=state.history)
 
-    def _reindex(self) -> None:
-        """Rebuild the index, the gap list and the codes from the cells (after a redeal)."""
-        cells = self.cells
-        self.where = card_index(cells)
-        self.gaps = [slot for slot, card in enumerate(cells) if card is None]
-        self.codes = bytearray(GAP_CODE if card is None else card for card in cells)
+    @property
+    def codes(self) -> bytearray:
+        """Each slot's card, or :data:`GAP_CODE`: the position as bytes."""
+        if not self._indexed:
+            self._index()
+        return self._codes
 
-    def _reindex_slots(self, changed: list[int], before: Cells) -> None:
-        """Bring the index, gaps and codes up to date after ``changed`` slots were rewritten.
+    @property
+    def where(self) -> list[list[int]]:
+        """For each card, the slots holding it (see :func:`core.fills.card_index`)."""
+        if not self._indexed:
+            self._index()
+        return self._where
 
-        A redeal rewrites only the slots it gathered, and every gap lies among them.
-        """
-        if 2 * len(changed) > len(self.cells):
-            self._reindex()  # most of the board: building afresh is faster than updating
-            return
-        cells, where, codes = self.cells, self.where, self.codes
-        for slot in changed:
-            card = before[slot]
-            if card is not None:
-                where[card].remove(slot)
-        for slot in changed:
-            card = cells[slot]
-            if card is None:
-                codes[slot] = GAP_CODE
-            else:
-                where[card].append(slot)
-                codes[slot] = card
-        self.gaps = [slot for slot in changed if cells[slot] is None]
+    @property
+    def gaps(self) -> list[int]:
+        """The empty slots, in no particular order."""
+        if not self._indexed:
+            self._index()
+        return self._gaps
+
+    def _index(self) -> None:
+        """Build the codes, the card index and the gap list from the cells."""
+        self._codes = codes = _codes_of(self.cells)
+        self._where = card_index(self.cells)
+        gaps = []
+        slot = codes.find(GAP_CODE)
+        while slot >= 0:  # a board has few gaps: find() them rather than look at every slot
+            gaps.append(slot)
+            slot = codes.find(GAP_CODE, slot + 1)
+        self._gaps = gaps
+        self._indexed = True
 
     @property
     def won(self) -> bool:
@@ -186,16 +209,18 @@ class Engine:
         For a search that found the move with :meth:`legal_pairs`; nothing is
         journaled or counted, :meth:`unplay` takes it back.
         """
+        if not self._indexed:
+            self._index()
         cells = self.cells
         card = cells[source]
         assert card is not None
         cells[target] = card
         cells[source] = None
-        slots = self.where[card]
+        slots = self._where[card]
         slots[slots.index(source)] = target
-        gaps = self.gaps
+        gaps = self._gaps
         gaps[gaps.index(target)] = source
-        codes = self.codes
+        codes = self._codes
         codes[target] = card
         codes[source] = GAP_CODE
 
@@ -205,7 +230,9 @@ class Engine:
 
     def key(self) -> bytes:
         """The position's slots as bytes: equal keys, equal boards."""
-        return bytes(self.codes)
+        if not self._indexed:
+            self._index()
+        return bytes(self._codes)
 
     def legal_pairs(self) -> list[tuple[int, int]]:
         """Every legal card move as (source, target), gap by gap in slot order.
@@ -213,9 +240,11 @@ class Engine:
         Does not ask whether the game is won (a won game allows no move):
         callers that may reach a won position check :attr:`won` first.
         """
-        cells, where = self.cells, self.where
+        if not self._indexed:
+            self._index()
+        cells, where = self.cells, self._where
         sources = self.rules.fill.sources
-        return [(source, target) for target in sorted(self.gaps)
+        return [(source, target) for target in sorted(self._gaps)
                 for source in sources(cells, target, where)]
 
     # -- actions -----------------------------------------------------------
@@ -223,7 +252,22 @@ class Engine:
     def apply(self, action: Action) -> Refusal | None:
         """Apply ``action``; return None, or the refusal (and change nothing)."""
         if type(action) is Move:
-            return self.move(action.source, action.target)
+            # move(), written out: a replay spends most of its time here.
+            source, target = action.source, action.target
+            cells, last = self.cells, self._last
+            if (0 <= source <= last and 0 <= target <= last and cells[target] is None
+                    and cells[source] is not None and self._accepts(cells, source, target)
+                    and (self._moves_end_at_win or not self.rules.won.is_won(cells))):
+                if self._indexed:
+                    self.play(source, target)
+                else:  # only the cells: the index is built when a question needs it
+                    cells[target] = cells[source]
+                    cells[source] = None
+                self._journal.append(action)  # the action itself: no tuple to make
+                self.moves_made += 1
+                return None
+            return move_refusal(self.rules, cells, source, target) or _disagreement(source,
+                                                                                    target)
         if type(action) is Redeal:
             return self.redeal()
         if type(action) is Undo:
@@ -232,17 +276,7 @@ class Engine:
 
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
-        cells, rules = self.cells, self.rules
-        # The usual case, a legal move, in one test; move_refusal then says why
-        # not, checking in the order players are told.
-        if (0 <= source < len(cells) and 0 <= target < len(cells) and cells[target] is None
-                and cells[source] is not None and rules.fill.accepts(cells, source, target)
-                and (self._moves_end_at_win or not rules.won.is_won(cells))):
-            self.play(source, target)
-            self._journal.append((source, target))
-            self.moves_made += 1
-            return None
-        return move_refusal(rules, cells, source, target) or _disagreement(source, target)
+        return self.apply(Move(source, target))
 
     def redeal(self) -> Refusal | None:
         """Gather, shuffle and deal back, if a redeal is allowed now."""
@@ -250,14 +284,13 @@ class Engine:
         if refusal is not None:
             return refusal
         random = self._generator()
-        before = tuple(self.cells)
-        rules = self.rules
-        record = _RedealRecord(bytes(self.codes), self.rng_state)
-        gathered = redeal_cells(rules.layout, self.cells, rules.keep, rules.placement, random)
-        self._journal.append(record)
+        rules, cells = self.rules, self.cells
+        board = bytes(self._codes if self._indexed else map(_CODE_OF.__getitem__, cells))
+        self._journal.append(_RedealRecord(board, self.rng_state))
+        redeal_cells(rules.layout, cells, rules.keep, rules.placement, random)
         self.rng_state = random.getstate()
         self.redeals_used += 1
-        self._reindex_slots(gathered, before)
+        self._indexed = False  # most of the board changed: rebuilt when a question needs it
         return None
 
     def undo(self) -> Refusal | None:
@@ -265,19 +298,24 @@ class Engine:
         if self._journal:
             entry = self._journal.pop()
         elif self._base is not None:
-            entry, self._base = self._base.entry, self._base.parent
+            entry, self._base = self._base
         else:
             return Refusal("nothing-to-undo", "there is nothing to undo")
         if isinstance(entry, _RedealRecord):
-            self.cells[:] = [None if code == GAP_CODE else code for code in entry.codes]
+            self.cells[:] = map(_CELL_OF.__getitem__, entry.codes)
             self.rng_state = entry.rng_state
             if self._random is not None:
                 self._random.setstate(entry.rng_state)
             self.redeals_used -= 1
-            self._reindex()
+            self._indexed = False
         else:
-            source, target = entry
-            self.unplay(source, target)
+            source, target = entry.source, entry.target
+            if self._indexed:
+                self.play(target, source)
+            else:
+                cells = self.cells
+                cells[source] = cells[target]
+                cells[target] = None
         self.undos += 1
         return None
 
@@ -292,9 +330,11 @@ class Engine:
         """Yield every legal card move, gap by gap in slot order."""
         if self.won:
             return
-        cells, where = self.cells, self.where
+        if not self._indexed:
+            self._index()
+        cells, where = self.cells, self._where
         sources = self.rules.fill.sources
-        for target in sorted(self.gaps):
+        for target in sorted(self._gaps):
             for source in sources(cells, target, where):
                 yield Move(source, target)
 
@@ -462,7 +502,7 @@ class GameState:
             cells = list(self.board.cells)
             cells[action.target], cells[action.source] = cells[action.source], None
             return attrs.evolve(self, board=Board(self.rules.layout, cells),
-                                history=_History((action.source, action.target), self.history))
+                                history=_History(action, self.history))
         engine = Engine.from_state(self)
         refusal = engine.apply(action)
         if refusal is not None:
@@ -479,7 +519,7 @@ class GameState:
         node = self.history
         while node is not None:
             entry = node.entry
-            found.append(REDEAL if isinstance(entry, _RedealRecord) else Move(*entry))
+            found.append(REDEAL if isinstance(entry, _RedealRecord) else entry)
             node = node.parent
         return found[::-1]
 

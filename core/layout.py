@@ -154,6 +154,11 @@ class Layout:
                      for left in (self.left_of(slot) for slot in self.slots))
 
     @functools.cached_property
+    def row_ranges(self) -> tuple[range, ...]:
+        """The slots of each row, top to bottom (a table for loops over rows)."""
+        return tuple(self.row_slots(row) for row in range(self.rows))
+
+    @functools.cached_property
     def slot_rows(self) -> tuple[int, ...]:
         """For each slot, its row (a table for loops over many slots)."""
         return tuple(self.row_of(slot) for slot in self.slots)

@@ -38,8 +38,25 @@ def run_length(layout: Layout, cells: Cells, row: int) -> int:
 
 
 def run_lengths(layout: Layout, cells: Cells) -> list[int]:
-    """Return the run length of every row, top to bottom."""
-    return [run_length(layout, cells, row) for row in range(layout.rows)]
+    """Return the run length of every row, top to bottom.
+
+    :func:`run_length` for each row, in one loop: every redeal asks this, and
+    most rows of a game under way have no run (the head test fails at once).
+    """
+    sequence = layout.sequence_ranks
+    first, full = sequence[0], len(sequence)
+    lengths = []
+    for start in layout.row_starts():
+        head = cells[start]
+        if head is None or head % RANKS_PER_SUIT != first:
+            lengths.append(0)
+            continue
+        suit_base = head - first
+        length = 1
+        while length < full and cells[start + length] == suit_base + sequence[length]:
+            length += 1
+        lengths.append(length)
+    return lengths
 
 
 def cards_in_sequence(layout: Layout, cells: Cells) -> int:

@@ -147,3 +147,17 @@ def test_a_state_restores_in_another_generator() -> None:
     one.shuffle(drawn_one)
     other.shuffle(drawn_other)
     assert drawn_one == drawn_other
+
+
+@pytest.mark.parametrize("number", ["40000", "98765432109876543210"])
+def test_a_state_counted_from_the_draws_is_the_generators_own(number: str) -> None:
+    """getstate() derives the state from the draws counted since the last read while the
+    words stay the same; read after every shuffle and choice, across many regenerations,
+    it is always what the generator itself holds."""
+    ours = parse_deal_number(number).new_random()
+    ours.getstate()
+    for length in [*range(0, 120, 7), 104, 103, 300, 1, 2, 900, 52, 48]:
+        ours.shuffle(list(range(length)))
+        if length:
+            ours.choice(list(range(length)))
+        assert ours.getstate() == GameRandom(ours._generator).getstate(), length

@@ -9,9 +9,10 @@ import pytest
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import Engine, GameState, IllegalActionError, new_game
-from gapgrid.core.notation import REDEAL, UNDO, Move, parse_action
+from gapgrid.core.notation import REDEAL, UNDO, Move, parse_action, parse_actions
 from gapgrid.core.rules import Rules
 from tests.boards import board_from_text
+from tests.golden import golden_games
 
 MONTANA_27769_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # from the golden games
 
@@ -203,3 +204,23 @@ def test_undoing_many_redeals_restores_each_generator_state(catalogue: Catalogue
     for expected in states[1:]:
         assert engine.redeal() is None
         assert engine.snapshot() == expected
+
+
+def test_questions_between_moves_see_the_board_the_moves_made(catalogue: Catalogue) -> None:
+    """The engine builds its index (codes, card slots, gaps) only when a question needs it
+    and then keeps it up to date: asked at any point of a golden game, with moves,
+    redeals and undos in between, it answers as an engine built afresh there."""
+    for record in golden_games():
+        if "redeal" not in record["moves"]:
+            continue
+        rules = catalogue.rules(record["variant"])
+        engine = Engine.start(rules, parse_deal_number(record["deal"]))
+        for index, action in enumerate(parse_actions(record["moves"])):
+            assert engine.apply(action) is None
+            if index % 3 == 0:  # questions now and then: the index is out of date in between
+                fresh = Engine.from_state(engine.snapshot())
+                assert engine.key() == fresh.key()
+                assert engine.legal_pairs() == fresh.legal_pairs()
+                assert sorted(engine.gaps) == sorted(fresh.gaps)
+        assert engine.undo() is None
+        assert engine.snapshot() == Engine.from_state(engine.snapshot()).snapshot()

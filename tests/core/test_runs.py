@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gapgrid.core import runs
 from gapgrid.core.layout import Layout
 from tests.boards import board_from_text
@@ -33,3 +36,15 @@ def test_all_rows_finished_is_the_win() -> None:
 """)
     assert runs.finished_rows(SMALL, board.cells) == 4
     assert runs.all_rows_finished(SMALL, board.cells)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cells=st.permutations([*range(1, 13), *range(14, 26), *range(27, 39), *range(40, 52),
+                              None, None, None, None]))
+def test_run_lengths_is_run_length_of_each_row(cells: list[int | None]) -> None:
+    """The one-loop run_lengths that redeals use agrees with run_length row by row."""
+    layout = Layout(rows=4, rstep=13, rbase=1)
+    for row, start in enumerate(layout.row_starts()):  # a run to find in each row
+        cells[start:start + row + 1] = [13 * row + 1 + column for column in range(row + 1)]
+    assert runs.run_lengths(layout, cells) == [runs.run_length(layout, cells, row)
+                                               for row in range(layout.rows)]
