@@ -7,10 +7,10 @@ restart loses nothing that was answered as stored, and concurrent writers
 interleaving. Uniqueness (one puzzle per date and variant, one counted
 submission per player and puzzle, one key per submission and scheme, one
 owner per name) is enforced by the schema (:mod:`gapgrid.api.db.schema`),
-not by the code, so it holds under any concurrency. The queries are
-SQLAlchemy Core over that schema; where the two back ends differ (the
-``INSERT ... ON CONFLICT`` construct each dialect spells) :func:`_insert`
-picks the dialect's own.
+not by the code, so it holds under any concurrency. The statements are
+SQLAlchemy Core over that schema, built once (:mod:`gapgrid.api.db.queries`);
+where the two back ends differ (the ``INSERT ... ON CONFLICT`` construct
+each dialect spells) each gets its own.
 
 Each submission keeps one sort key per scoring scheme in ``ranking_keys``,
 so a leaderboard can rank by whichever scheme the server is configured with
@@ -19,15 +19,8 @@ numbers, ordered ascending, best first; it is stored as text whose byte
 order is the tuple's order (:func:`encode_sort_key`).
 
 Ranks and totals are read from tallies kept in the same transactions as
-the keys, so that neither costs a walk over every submission of a puzzle
-(issue 15: at 300,000 submissions, ``RANK()`` over the puzzle took a second
-per request): ``puzzle_players`` counts each puzzle's players, and
-``ranking_buckets`` counts the keys of each puzzle and scheme that share
-their first :data:`BUCKET_CHARACTERS` characters (the first three parts of
-the key: for ``par``, the outcome, hints and actions). A player's rank is
-1 + the keys of the lower buckets (a sum over a few hundred rows) + the
-keys of the player's own bucket below theirs (an index range, empty unless
-others have the same first three parts).
+the keys (players per puzzle, keys per bucket of their first parts), so that
+neither walks a puzzle's submissions (:mod:`gapgrid.api.db.queries`).
 
 Each puzzle has at most one certificate (``certificates``): whether a
 winning line is known, the shortest one known and its length (par), and the
@@ -62,24 +55,12 @@ from pathlib import Path
 from typing import Any, Final
 
 import attrs
-from sqlalchemy import and_, func, not_, or_, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from gapgrid.api.db import engine as db
+from gapgrid.api.db import queries as q
 from gapgrid.api.db.engine import StoreError
-from gapgrid.api.db.schema import (
-    certificates,
-    hints,
-    leases,
-    players,
-    puzzle_players,
-    puzzles,
-    ranking_buckets,
-    ranking_keys,
-    submissions,
-)
-from gapgrid.api.db.sortkeys import BUCKET_CHARACTERS, encode_sort_key
+from gapgrid.api.db.sortkeys import encode_sort_key
 
 __all__ = ["SCHEMA_VERSION", "Certificate", "NameTaken", "NewSubmission", "Player",
            "PlayerClaim", "RankedSubmission", "RankingKey", "Store", "StoreError",
@@ -219,8 +200,8 @@ class Store:
     def puzzle(self, puzzle_id: str) -> dict[str, Any] | None:
         """The stored puzzle, or None."""
         with db.read(self.engine) as connection:
-            body = connection.execute(select(puzzles.c.body).where(
-                puzzles.c.id == puzzle_id)).scalar_one_or_none()
+            body = connection.execute(q.PUZZLE_BODY, {"puzzle_id": puzzle_id}
+                                      ).scalar_one_or_none()
         return None if body is None else dict(json.loads(body))
 
     def keep_puzzle(self, puzzle_id: str, date: str, slug: str, body: dict[str, Any],
@@ -228,8 +209,7 @@ class Store:
         """Store ``body`` unless the puzzle exists; return the stored one (first wins)."""
         with db.write(self.engine) as connection:
             _insert_puzzle(connection, puzzle_id, date, slug, body, created_at)
-            stored = connection.execute(select(puzzles.c.body).where(
-                puzzles.c.id == puzzle_id)).scalar_one()
+            stored = connection.execute(q.PUZZLE_BODY, {"puzzle_id": puzzle_id}).scalar_one()
         return dict(json.loads(stored))
 
     def keep_certified_puzzle(self, puzzle_id: str, date: str, slug: str,
@@ -246,7 +226,7 @@ class Store:
             _insert_puzzle(connection, puzzle_id, date, slug, body, created_at)
             _keep_certificate(connection, certificate, created_at)
             if lease is not None:
-                connection.execute(leases.delete().where(leases.c.name == lease))
+                connection.execute(q.DELETE_LEASE, {"name": lease})
             stored = _puzzle_and_certificate(connection, puzzle_id)
         assert stored[0] is not None  # inserted above, or there already
         return stored[0], stored[1]
@@ -258,20 +238,19 @@ class Store:
         with db.write(self.engine) as connection:
             _keep_certificate(connection, certificate, now)
             if lease is not None:
-                connection.execute(leases.delete().where(leases.c.name == lease))
+                connection.execute(q.DELETE_LEASE, {"name": lease})
             return _puzzle_and_certificate(connection, certificate.puzzle_id)[1]
 
     def puzzle_and_certificate(self, puzzle_id: str) -> tuple[dict[str, Any] | None,
                                                               Certificate | None]:
-        """The stored puzzle and its certificate (either may be missing), in one snapshot."""
-        with db.read(self.engine, snapshot=True) as connection:
+        """The stored puzzle and its certificate (either may be missing), in one read."""
+        with db.read(self.engine) as connection:
             return _puzzle_and_certificate(connection, puzzle_id)
 
     def certified_lines(self, deal: str) -> list[tuple[dict[str, Any], Certificate]]:
         """Every stored puzzle of game number ``deal`` that has a certified line, with it."""
         with db.read(self.engine, snapshot=True) as connection:
-            ids = connection.execute(select(certificates.c.puzzle_id).where(
-                certificates.c.deal == deal, certificates.c.certified)).scalars().all()
+            ids = connection.execute(q.CERTIFIED_PUZZLES, {"deal": deal}).scalars().all()
             found = [_puzzle_and_certificate(connection, puzzle) for puzzle in ids]
         return [(body, certificate) for body, certificate in found
                 if body is not None and certificate is not None]
@@ -282,49 +261,39 @@ class Store:
         """Take the lease ``name`` for ``seconds`` from ``now`` (Unix time) unless another
         owner holds it unexpired. Return 0 when taken, else the seconds the holder has left."""
         with db.write(self.engine) as connection:
-            statement = _insert(connection, leases).values(name=name, owner=owner,
-                                                           expires_at=now + seconds)
-            # one statement decides, so two processes never both take it
-            statement = statement.on_conflict_do_update(
-                index_elements=[leases.c.name],
-                set_={"owner": statement.excluded.owner,
-                      "expires_at": statement.excluded.expires_at},
-                where=or_(leases.c.owner == owner, leases.c.expires_at <= now))
-            if connection.execute(statement.returning(leases.c.name)).first() is not None:
+            taken = connection.execute(q.upsert(connection).lease, {
+                "name": name, "owner": owner, "expires_at": now + seconds, "now": now}).first()
+            if taken is not None:
                 return 0.0
-            expires = connection.execute(select(leases.c.expires_at).where(
-                leases.c.name == name)).scalar_one()
+            expires = connection.execute(q.LEASE_EXPIRES, {"name": name}).scalar_one()
         return float(expires - now)
 
     def release_lease(self, name: str, owner: str) -> None:
         """Give the lease back, if ``owner`` still holds it."""
         with db.write(self.engine) as connection:
-            connection.execute(leases.delete().where(leases.c.name == name,
-                                                     leases.c.owner == owner))
+            connection.execute(q.DELETE_OWNED_LEASE, {"name": name, "owner": owner})
 
     # -- hints -----------------------------------------------------------------
 
     def record_hint(self, puzzle_id: str, token_digest: str, moves: int, asked_at: str) -> None:
         """Keep a hint asked with the start token whose digest is ``token_digest``."""
         with db.write(self.engine) as connection:
-            connection.execute(hints.insert().values(puzzle_id=puzzle_id,
-                                                     token_digest=token_digest, moves=moves,
-                                                     asked_at=asked_at))
+            connection.execute(q.INSERT_HINT, {"puzzle_id": puzzle_id,
+                                               "token_digest": token_digest, "moves": moves,
+                                               "asked_at": asked_at})
 
     def hints_for(self, token_digest: str) -> int:
         """How many hints were asked with the token whose digest is ``token_digest``."""
         with db.read(self.engine) as connection:
-            return int(connection.execute(select(func.count()).select_from(hints).where(
-                hints.c.token_digest == token_digest)).scalar_one())
+            return int(connection.execute(q.HINTS, {"token_digest": token_digest}
+                                          ).scalar_one())
 
     # -- players ---------------------------------------------------------------
 
     def player(self, key: str) -> Player | None:
         """The player registered under ``key``, or None."""
         with db.read(self.engine) as connection:
-            row = connection.execute(select(players.c.player_key, players.c.name,
-                                            players.c.token_digest).where(
-                players.c.player_key == key)).first()
+            row = connection.execute(q.PLAYER, {"player_key": key}).first()
         return None if row is None else Player(row[0], row[1], row[2])
 
     def claim_player(self, claim: PlayerClaim) -> None:
@@ -344,43 +313,37 @@ class Store:
         with db.write(self.engine) as connection:
             if claim is not None:
                 _claim(connection, claim)
-            submission_id = connection.execute(
-                _insert(connection, submissions).values(
-                    puzzle_id=new.puzzle_id, player=new.player, player_key=new.player_key,
-                    moves_digest=new.moves_digest, body=json.dumps(new.body),
-                    created_at=new.created_at).on_conflict_do_nothing()
-                .returning(submissions.c.id)).scalar_one_or_none()
-            created = submission_id is not None
+            submission_id = connection.execute(q.upsert(connection).submission, {
+                "puzzle_id": new.puzzle_id, "player": new.player,
+                "player_key": new.player_key, "moves_digest": new.moves_digest,
+                "body": json.dumps(new.body), "created_at": new.created_at}
+            ).scalar_one_or_none()
             if submission_id is not None:
-                _tally(connection, puzzle_players, {"puzzle_id": new.puzzle_id}, 1)
-                _insert_keys(connection, submission_id, new.puzzle_id, new.keys)
+                q.count_player(connection, new.puzzle_id)
+                q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
                 if new.winning_line is not None:
                     _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
-            row = connection.execute(
-                select(submissions.c.player, submissions.c.moves_digest, submissions.c.body)
-                .where(submissions.c.puzzle_id == new.puzzle_id,
-                       submissions.c.player_key == new.player_key)).one()
-        return Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2])), created
+            row = connection.execute(q.STORED_SUBMISSION, {
+                "puzzle_id": new.puzzle_id, "player_key": new.player_key}).one()
+        stored = Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2]))
+        return stored, submission_id is not None
 
     def replace_submission(self, new: NewSubmission, replaced_digest: str) -> bool:
         """Put ``new`` in place of the player's stored submission, if that is still the one
         whose moves digest is ``replaced_digest``; its keys go with it. Return whether it
         was replaced (False: another request changed it first)."""
         with db.write(self.engine) as connection:
-            # locked: a concurrent replacement waits, then finds the digest changed
-            submission_id = connection.execute(
-                select(submissions.c.id).where(
-                    submissions.c.puzzle_id == new.puzzle_id,
-                    submissions.c.player_key == new.player_key,
-                    submissions.c.moves_digest == replaced_digest)
-                .with_for_update(key_share=True)).scalar_one_or_none()
+            submission_id = connection.execute(q.SUBMISSION_TO_REPLACE, {
+                "puzzle_id": new.puzzle_id, "player_key": new.player_key,
+                "moves_digest": replaced_digest}).scalar_one_or_none()
             if submission_id is None:
                 return False
-            connection.execute(submissions.update().where(submissions.c.id == submission_id)
-                               .values(player=new.player, moves_digest=new.moves_digest,
-                                       body=json.dumps(new.body), created_at=new.created_at))
-            _delete_keys(connection, submission_id, new.puzzle_id)
-            _insert_keys(connection, submission_id, new.puzzle_id, new.keys)
+            connection.execute(q.UPDATE_SUBMISSION, {
+                "submission_id": submission_id, "player": new.player,
+                "moves_digest": new.moves_digest, "body": json.dumps(new.body),
+                "created_at": new.created_at})
+            q.delete_keys(connection, submission_id, new.puzzle_id)
+            q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
             if new.winning_line is not None:
                 _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
         return True
@@ -388,57 +351,46 @@ class Store:
     def count(self, puzzle_id: str) -> int:
         """How many players have a stored submission for the puzzle."""
         with db.read(self.engine) as connection:
-            return _players(connection, puzzle_id)
+            return q.players_of(connection, puzzle_id)
 
     def unranked(self, puzzle_id: str, scheme: str) -> list[UnrankedSubmission]:
         """The puzzle's submissions that have no key for ``scheme`` (stored by a server
         that did not have the scheme). Cheap when there are none: the tallies say so."""
         with db.read(self.engine, snapshot=True) as connection:
-            if _players(connection, puzzle_id) == _ranked(connection, puzzle_id, scheme):
+            if q.players_of(connection, puzzle_id) == q.ranked(connection, puzzle_id, scheme):
                 return []
-            has_key = select(ranking_keys.c.submission_id).where(
-                ranking_keys.c.submission_id == submissions.c.id,
-                ranking_keys.c.scheme == scheme).exists()
-            rows = connection.execute(
-                select(submissions.c.id, submissions.c.puzzle_id, submissions.c.body)
-                .where(submissions.c.puzzle_id == puzzle_id, not_(has_key))
-                .order_by(submissions.c.id)).all()
+            rows = connection.execute(q.UNRANKED, {"puzzle_id": puzzle_id,
+                                                   "scheme": scheme}).all()
         return [UnrankedSubmission(row[0], row[1], json.loads(row[2])) for row in rows]
 
     def add_keys(self, keys: Sequence[tuple[UnrankedSubmission, str, RankingKey]]) -> None:
         """Store keys for submissions that lack them (a key stored meanwhile is kept)."""
         with db.write(self.engine) as connection:
             for submission, scheme, key in keys:
-                _insert_keys(connection, submission.id, submission.puzzle_id, {scheme: key})
+                q.insert_keys(connection, submission.id, submission.puzzle_id,
+                              {scheme: (key.sort_key, key.total)})
 
     def rank(self, puzzle_id: str, player_key: str, scheme: str) -> tuple[int, int]:
         """The rank under ``scheme`` of the player whose key is ``player_key`` (ties share
         a rank) and the number ranked; (0, 0) when the player is not ranked."""
         with db.read(self.engine, snapshot=True) as connection:
-            sort_key = connection.execute(
-                select(ranking_keys.c.sort_key).join(
-                    submissions, submissions.c.id == ranking_keys.c.submission_id)
-                .where(submissions.c.puzzle_id == puzzle_id,
-                       submissions.c.player_key == player_key,
-                       ranking_keys.c.scheme == scheme)).scalar_one_or_none()
+            sort_key = connection.execute(q.PLAYER_SORT_KEY, {
+                "puzzle_id": puzzle_id, "player_key": player_key, "scheme": scheme}
+            ).scalar_one_or_none()
             if sort_key is None:
                 return 0, 0
-            return (1 + _ranked_before(connection, puzzle_id, scheme, sort_key),
-                    _ranked(connection, puzzle_id, scheme))
+            return (1 + q.ranked_before(connection, puzzle_id, scheme, sort_key),
+                    q.ranked(connection, puzzle_id, scheme))
 
     def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
                     ) -> tuple[list[RankedSubmission], int]:
         """One page of the ranking under ``scheme``, and the number of ranked players."""
         with db.read(self.engine, snapshot=True) as connection:
-            total = _ranked(connection, puzzle_id, scheme)
-            rows = connection.execute(
-                select(ranking_keys.c.sort_key, submissions.c.player, ranking_keys.c.total,
-                       submissions.c.body, submissions.c.created_at)
-                .join(submissions, submissions.c.id == ranking_keys.c.submission_id)
-                .where(ranking_keys.c.puzzle_id == puzzle_id, ranking_keys.c.scheme == scheme)
-                .order_by(ranking_keys.c.sort_key, ranking_keys.c.submission_id)
-                .limit(limit).offset(offset)).all()
-            first = (1 + _ranked_before(connection, puzzle_id, scheme, rows[0][0])
+            total = q.ranked(connection, puzzle_id, scheme)
+            rows = connection.execute(q.LEADERBOARD_PAGE, {
+                "puzzle_id": puzzle_id, "scheme": scheme, "limit": limit,
+                "offset": offset}).all()
+            first = (1 + q.ranked_before(connection, puzzle_id, scheme, rows[0][0])
                      if rows else 0)
         entries: list[RankedSubmission] = []
         for index, (sort_key, player, score, body, created) in enumerate(rows):
@@ -453,114 +405,32 @@ class Store:
         self.engine.dispose()
 
 
-# -- statements shared by the methods ---------------------------------------------------------
-
-
-def _insert(connection: Connection, table: Any) -> Any:
-    """The dialect's ``INSERT`` construct, which spells ``ON CONFLICT`` (both have it)."""
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+def _keys(new: NewSubmission) -> dict[str, tuple[tuple[int, ...], int]]:
+    return {scheme: (key.sort_key, key.total) for scheme, key in new.keys.items()}
 
 
 def _insert_puzzle(connection: Connection, puzzle_id: str, date: str, slug: str,
                    body: dict[str, Any], created_at: str) -> None:
-    connection.execute(_insert(connection, puzzles).values(
-        id=puzzle_id, date=date, slug=slug, body=json.dumps(body), created_at=created_at
-    ).on_conflict_do_nothing())
+    connection.execute(q.upsert(connection).puzzle, {
+        "id": puzzle_id, "date": date, "slug": slug, "body": json.dumps(body),
+        "created_at": created_at})
 
 
 def _claim(connection: Connection, claim: PlayerClaim) -> None:
     """Register or claim a name inside the caller's transaction (see
     :meth:`Store.claim_player`)."""
-    statement = _insert(connection, players).values(
-        player_key=claim.key, name=claim.name, token_digest=claim.token_digest,
-        created_at=claim.created_at)
-    statement = statement.on_conflict_do_update(
-        index_elements=[players.c.player_key],
-        set_={"token_digest": statement.excluded.token_digest},
-        where=players.c.token_digest.is_(None))
-    if connection.execute(statement.returning(players.c.player_key)).first() is None:
+    claimed = connection.execute(q.upsert(connection).claim, {
+        "player_key": claim.key, "name": claim.name, "token_digest": claim.token_digest,
+        "created_at": claim.created_at}).first()
+    if claimed is None:
         raise NameTaken(claim.name)
 
 
-def _tally(connection: Connection, table: Any, where: dict[str, str], change: int) -> None:
-    """Add ``change`` to the tally row of ``table`` that ``where`` names (made at 0)."""
-    statement = _insert(connection, table).values(**where, players=change)
-    connection.execute(statement.on_conflict_do_update(
-        index_elements=list(where), set_={"players": table.c.players + change}))
-
-
-def _bucket(sort_key: str) -> str:
-    return sort_key[:BUCKET_CHARACTERS]
-
-
-def _insert_keys(connection: Connection, submission_id: int, puzzle_id: str,
-                 keys: Mapping[str, RankingKey]) -> None:
-    """Store a submission's keys (one already stored is kept) and count them in their
-    buckets. Schemes in name order, so that concurrent transactions lock tallies in one
-    order (no deadlock on PostgreSQL)."""
-    for scheme in sorted(keys):
-        sort_key = encode_sort_key(keys[scheme].sort_key)
-        inserted = connection.execute(
-            _insert(connection, ranking_keys).values(
-                submission_id=submission_id, puzzle_id=puzzle_id, scheme=scheme,
-                sort_key=sort_key, total=keys[scheme].total)
-            .on_conflict_do_nothing().returning(ranking_keys.c.scheme)).scalar_one_or_none()
-        if inserted is not None:
-            _tally(connection, ranking_buckets, {"puzzle_id": puzzle_id, "scheme": scheme,
-                                                 "bucket": _bucket(sort_key)}, 1)
-
-
-def _delete_keys(connection: Connection, submission_id: int, puzzle_id: str) -> None:
-    """Forget a submission's keys, and uncount them."""
-    deleted = connection.execute(ranking_keys.delete().where(
-        ranking_keys.c.submission_id == submission_id).returning(
-        ranking_keys.c.scheme, ranking_keys.c.sort_key)).all()
-    for scheme, sort_key in sorted(deleted):
-        _tally(connection, ranking_buckets, {"puzzle_id": puzzle_id, "scheme": scheme,
-                                             "bucket": _bucket(sort_key)}, -1)
-
-
-def _players(connection: Connection, puzzle_id: str) -> int:
-    """The players with a submission for the puzzle, from its tally."""
-    found = connection.execute(select(puzzle_players.c.players).where(
-        puzzle_players.c.puzzle_id == puzzle_id)).scalar_one_or_none()
-    return int(found or 0)
-
-
-def _ranked(connection: Connection, puzzle_id: str, scheme: str) -> int:
-    """The submissions of the puzzle with a key for ``scheme``: a sum over its buckets."""
-    return int(connection.execute(select(func.coalesce(func.sum(ranking_buckets.c.players), 0))
-                                  .where(ranking_buckets.c.puzzle_id == puzzle_id,
-                                         ranking_buckets.c.scheme == scheme)).scalar_one())
-
-
-def _ranked_before(connection: Connection, puzzle_id: str, scheme: str, sort_key: str) -> int:
-    """How many keys of the puzzle under ``scheme`` sort strictly before ``sort_key``.
-
-    A key whose bucket (its first characters) sorts before ``sort_key``'s
-    bucket sorts before ``sort_key`` too, so those are counted from the
-    tallies; the keys of its own bucket that sort before it lie between the
-    bucket's prefix and ``sort_key`` in the index.
-    """
-    bucket = _bucket(sort_key)
-    lower = connection.execute(select(func.coalesce(func.sum(ranking_buckets.c.players), 0))
-                               .where(ranking_buckets.c.puzzle_id == puzzle_id,
-                                      ranking_buckets.c.scheme == scheme,
-                                      ranking_buckets.c.bucket < bucket)).scalar_one()
-    same = connection.execute(select(func.count()).select_from(ranking_keys).where(
-        ranking_keys.c.puzzle_id == puzzle_id, ranking_keys.c.scheme == scheme,
-        ranking_keys.c.sort_key >= bucket, ranking_keys.c.sort_key < sort_key)).scalar_one()
-    return int(lower) + int(same)
-
-
 def _puzzle_deal(connection: Connection, puzzle_id: str) -> str | None:
-    """The game number of a stored puzzle, its row locked until the transaction ends (on
-    PostgreSQL; SQLite's write lock covers it), so that certificates of one puzzle are
-    written one after the other. ``FOR NO KEY UPDATE``: submissions, which only need the
-    puzzle to exist, are not held up."""
-    body = connection.execute(select(puzzles.c.body).where(puzzles.c.id == puzzle_id)
-                              .with_for_update(key_share=True)).scalar_one_or_none()
+    """The game number of a stored puzzle, its row locked (:data:`~gapgrid.api.db.queries.
+    PUZZLE_BODY_LOCKED`)."""
+    body = connection.execute(q.PUZZLE_BODY_LOCKED, {"puzzle_id": puzzle_id}
+                              ).scalar_one_or_none()
     return None if body is None else str(json.loads(body)["deal"])
 
 
@@ -570,18 +440,11 @@ def _keep_certificate(connection: Connection, certificate: Certificate, now: str
     other than the stored puzzle's."""
     if _puzzle_deal(connection, certificate.puzzle_id) != certificate.deal:
         return
-    statement = _insert(connection, certificates).values(
-        puzzle_id=certificate.puzzle_id, deal=certificate.deal,
-        certified=certificate.certified, line=json.dumps(list(certificate.line)),
-        par=certificate.par, body=json.dumps(certificate.body), created_at=now,
-        updated_at=now)
-    new = statement.excluded
-    connection.execute(statement.on_conflict_do_update(
-        index_elements=[certificates.c.puzzle_id],
-        set_={"certified": new.certified, "line": new.line, "par": new.par,
-              "body": new.body, "updated_at": new.updated_at},
-        where=and_(new.certified, or_(not_(certificates.c.certified),
-                                      new.par < certificates.c.par))))
+    connection.execute(q.upsert(connection).certificate, {
+        "puzzle_id": certificate.puzzle_id, "deal": certificate.deal,
+        "certified": certificate.certified, "line": json.dumps(list(certificate.line)),
+        "par": certificate.par, "body": json.dumps(certificate.body), "created_at": now,
+        "updated_at": now})
 
 
 def _improve_line(connection: Connection, puzzle_id: str, line: Sequence[str],
@@ -589,38 +452,31 @@ def _improve_line(connection: Connection, puzzle_id: str, line: Sequence[str],
     """Make ``line`` (a verified winning line of the puzzle) its shortest known line if it
     is shorter than the stored one, or if none was known (the puzzle is then certified by a
     player: no difficulty, since no search rated it)."""
-    def stored() -> Any:
-        return connection.execute(select(certificates.c.certified, certificates.c.par,
-                                         certificates.c.body).where(
-            certificates.c.puzzle_id == puzzle_id)).first()
-    known = stored()
-    if known is not None and known.certified and known.par <= len(line):
+    def improves(known: Any) -> bool:
+        return known is None or not known.certified or known.par > len(line)
+    if not improves(connection.execute(q.CERTIFICATE, {"puzzle_id": puzzle_id}).first()):
         return  # the usual case, decided without a lock
     deal = _puzzle_deal(connection, puzzle_id)
-    known = stored()  # again, under the puzzle's lock
-    if deal is None or (known is not None and known.certified and known.par <= len(line)):
+    known = connection.execute(q.CERTIFICATE, {"puzzle_id": puzzle_id}).first()  # locked now
+    if deal is None or not improves(known):
         return
     values = {"certified": True, "line": json.dumps(list(line)), "par": len(line),
               "updated_at": now}
     if known is None:
         body: dict[str, Any] = {"difficulty": None, "solver_version": None, "tried": [],
-                "line_from": "submission"}
-        connection.execute(certificates.insert().values(
-            puzzle_id=puzzle_id, deal=deal, body=json.dumps(body), created_at=now, **values))
+                                "line_from": "submission"}
+        connection.execute(q.INSERT_CERTIFICATE, {
+            "puzzle_id": puzzle_id, "deal": deal, "body": json.dumps(body),
+            "created_at": now, **values})
     else:
         body = {**json.loads(known.body), "line_from": "submission"}
-        connection.execute(certificates.update().where(certificates.c.puzzle_id == puzzle_id)
-                           .values(body=json.dumps(body), **values))
+        connection.execute(q.UPDATE_CERTIFICATE, {"target": puzzle_id,
+                                                  "body": json.dumps(body), **values})
 
 
 def _puzzle_and_certificate(connection: Connection, puzzle_id: str
                             ) -> tuple[dict[str, Any] | None, Certificate | None]:
-    row = connection.execute(
-        select(puzzles.c.body, certificates.c.deal, certificates.c.certified,
-               certificates.c.line, certificates.c.par, certificates.c.body,
-               certificates.c.updated_at)
-        .select_from(puzzles.outerjoin(certificates, certificates.c.puzzle_id == puzzles.c.id))
-        .where(puzzles.c.id == puzzle_id)).first()
+    row = connection.execute(q.PUZZLE_AND_CERTIFICATE, {"puzzle_id": puzzle_id}).first()
     if row is None:
         return None, None
     body = dict(json.loads(row[0]))
