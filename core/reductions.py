@@ -27,8 +27,9 @@ from gapgrid.core.baseline import AllRowsFinished
 from gapgrid.core.cards import RANKS_PER_SUIT
 from gapgrid.core.fills import AscendingFill, FillBase, JungleFill, MontanaFill
 from gapgrid.core.game import Engine
+from gapgrid.core.layout import Layout
 from gapgrid.core.rules import Rules
-from gapgrid.core.runs import run_length
+from gapgrid.core.runs import Cells, run_length
 
 _ROW_LOCAL_FILLS: Final = (MontanaFill, JungleFill, AscendingFill)
 """Fill rules that look only at the target's own row (the left neighbour) and at
@@ -55,11 +56,16 @@ class Reductions:
 
         A subset of ``pairs`` when a reduction allows it, in the heuristic order.
         """
-        if self.run_chains and len(pairs) > 1 and no_redeal_to_come(engine):
-            chain = frozen_run_chain(engine, pairs)
+        if len(pairs) < 2 or not (self.run_chains or self.heuristic_order):
+            return pairs
+        ends = run_ends(engine.rules.layout, engine.cells)  # once, for both
+        if self.run_chains and no_redeal_to_come(engine):
+            chain = frozen_run_chain(engine, pairs, ends)
             if chain is not None:
                 return chain
-        return self.order(engine, pairs)
+        if not self.heuristic_order:
+            return pairs
+        return sorted(pairs, key=_Scorer(engine, ends).penalty)
 
     def board_key(self, engine: Engine) -> bytes:
         """The board as a key for the transposition table.
@@ -67,20 +73,22 @@ class Reductions:
         With interchangeable rows, and no redeal left to come, the rows are
         sorted, so every reordering of the rows gives the same key.
         """
-        codes = engine.codes
-        if not self.rows_interchangeable or not no_redeal_to_come(engine):
-            return bytes(codes)
-        step = engine.rules.layout.rstep
-        rows = [bytes(codes[start:start + step]) for start in range(0, len(codes), step)]
-        rows.sort()
-        return b"".join(rows)
+        key = bytes(engine.codes)
+        if not self.rows_interchangeable:
+            return key
+        rules = engine.rules
+        if rules.redeals and rules.redeals_left(engine.redeals_used) != 0:
+            return key  # a redeal to come tells the rows apart
+        step = rules.layout.rstep
+        return b"".join(sorted([key[start:start + step] for start in range(0, len(key), step)]))
 
     def order(self, engine: Engine, pairs: Sequence[tuple[int, int]]
               ) -> Sequence[tuple[int, int]]:
         """The card moves ``pairs`` in the order to try them (all of them, always)."""
         if not self.heuristic_order or len(pairs) < 2:
             return pairs
-        return sorted(pairs, key=_Scorer(engine).penalty)
+        return sorted(pairs, key=_Scorer(engine, run_ends(engine.rules.layout, engine.cells)
+                                         ).penalty)
 
 
 NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, heuristic_order=False)
@@ -132,8 +140,14 @@ def reductions_for(rules: Rules) -> Reductions:
                       run_chains=single_successor(rules))
 
 
-def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]]
-                     ) -> list[tuple[int, int]] | None:
+def run_ends(layout: Layout, cells: Cells) -> list[int]:
+    """For each row, the slot right after its run (its start when it has none)."""
+    return [start + run_length(layout, cells, row)
+            for row, start in enumerate(range(0, len(cells), layout.rstep))]
+
+
+def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]],
+                     ends: list[int] | None = None) -> list[tuple[int, int]] | None:
     """A stubborn set: moves that may be explored alone, or None when none is found.
 
     For :func:`single_successor` rules, with no redeal to come and every
@@ -177,12 +191,13 @@ def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]]
         head = cells[start]
         if head is None or head % RANKS_PER_SUIT != rbase:
             return None
-    run_ends = [start + run_length(layout, cells, row) for row, start in enumerate(starts)]
+    if ends is None:
+        ends = run_ends(layout, cells)
     fill = rules.fill
     assert isinstance(fill, FillBase)
     rows, next_slots, where = layout.slot_rows, layout.next_slots, engine.where
     for source, target in pairs:
-        if target != run_ends[rows[target]]:
+        if target != ends[rows[target]]:
             continue
         chain = [(source, target)]
         card, slot = cells[source], source
@@ -211,31 +226,24 @@ class _Scorer:
     can ever fill (right of a row's last rank) or that break a run.
     """
 
-    __slots__ = ("cells", "fill", "layout", "run_ends")
+    __slots__ = ("cells", "ends", "fill", "layout")
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, ends: list[int]) -> None:
         self.cells = engine.cells
         self.layout = engine.rules.layout
         fill = engine.rules.fill
         self.fill = fill if isinstance(fill, FillBase) else None
-        self.run_ends: dict[int, int] = {}
-
-    def run_end(self, row: int) -> int:
-        """The slot right after ``row``'s run, worked out once per position."""
-        end = self.run_ends.get(row)
-        if end is None:
-            end = self.layout.row_starts()[row] + run_length(self.layout, self.cells, row)
-            self.run_ends[row] = end
-        return end
+        self.ends = ends
+        """The slot right after each row's run (:func:`run_ends`)."""
 
     def penalty(self, pair: tuple[int, int]) -> int:
         source, target = pair
-        layout, cells = self.layout, self.cells
+        layout, cells, ends = self.layout, self.cells, self.ends
         score = 0
-        row = layout.slot_rows[target]
-        if target == self.run_end(row):
+        rows = layout.slot_rows
+        if target == ends[rows[target]]:
             score -= 1000 + 10 * self._joins(target, cells[source])
-        if source < self.run_end(layout.slot_rows[source]):
+        if source < ends[rows[source]]:
             score += 2000  # takes a card out of a run
         left = layout.left_slots[source]
         if left >= 0 and self.fill is not None:

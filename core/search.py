@@ -236,6 +236,10 @@ class _Search:
         self.open: list[tuple[int, int, _Node]] | None = None
         """The best-first search's open positions (None until it starts)."""
         self.open_seen: set[bytes] = set()
+        self.best_engine: Engine | None = None
+        """The engine the best-first search last expanded a position with."""
+        self.best_at: _Node | None = None
+        """That position."""
         self.counter = 0
 
     # -- the position key ------------------------------------------------------
@@ -344,7 +348,12 @@ class _Search:
                 if self.positions >= until:
                     return None
                 node = heapq.heappop(heap)[2]
-                self.engine = engine = node.engine(start)
+                engine = self.best_engine
+                if engine is not None and node.parent is self.best_at and node.action is not None:
+                    engine.play(*node.action)  # a child of the last position: no rebuilding
+                else:
+                    engine = node.engine(start)
+                self.engine, self.best_engine, self.best_at = engine, None, node
                 for action in self.children(0):
                     self.do(action)
                     key = self.key()
@@ -363,6 +372,7 @@ class _Search:
                     heapq.heappush(heap, (move_cost * child.depth - evaluate(engine),
                                          -self.counter, child))
                     self.undo(action)
+                self.best_engine = engine  # back at ``node``, every action taken back
             return []
         finally:
             self.engine = start
