@@ -17,7 +17,7 @@ from gapgrid.api.schemas_solving import (
     SOLUTION,
     hint_request,
 )
-from gapgrid.api.services.games import MAX_SECONDS
+from gapgrid.api.services.games import MAX_REDEALS, MAX_SECONDS
 
 MOVE_LENGTH: Final = 16
 DEAL_LENGTH: Final = 48
@@ -28,7 +28,8 @@ def _moves(settings: Settings) -> dict[str, Any]:
     return {"type": "array", "maxItems": settings.max_moves,
             "items": {"type": "string", "minLength": 1, "maxLength": MOVE_LENGTH},
             "description": "Moves in gapgrid notation: F-T (the card in slot F into the gap at "
-                           "slot T), redeal, undo."}
+                           f"slot T), redeal, undo; at most {MAX_REDEALS} redeals, undone ones "
+                           "included."}
 
 
 def _game(settings: Settings) -> dict[str, Any]:

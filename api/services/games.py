@@ -41,7 +41,7 @@ from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from gapgrid.core.game import GameState, new_game
-from gapgrid.core.notation import Action, NotationError, parse_action
+from gapgrid.core.notation import Action, NotationError, Redeal, parse_action
 from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
 from gapgrid.core.replay import ReplayResult, replay
 from gapgrid.core.rules import Rules
@@ -61,6 +61,12 @@ MAX_NAME: Final = 64
 
 MAX_DEAL_TEXT: Final = 48
 """Longest game number text (20 digits with PySolFC's separators and prefixes)."""
+
+MAX_REDEALS: Final = 500
+"""Most redeals one request or command may ask for, undone ones included. A redeal is the
+one costly action: PySolFC's shuffle, some 100 random draws in Python (about 90 us), so
+5,000 of them (the move cap) took some 450 ms, and issue 15's budget for the worst request
+is 150 ms; 500 cost under 80 ms. No game a person plays needs more (bench/README.md)."""
 
 
 # -- checking the request's values ------------------------------------------------------------
@@ -122,8 +128,24 @@ def game_number(deal: str) -> DealNumber:
 
 
 def actions_of(moves: Sequence[str]) -> list[Action]:
-    """The moves in notation; the error names the first malformed one."""
-    return [parse_move(text, index) for index, text in enumerate(moves)]
+    """The moves in notation; the error names the first malformed one, or the redeal past
+    :data:`MAX_REDEALS`."""
+    actions: list[Action] = []
+    redeals = 0
+    for index, text in enumerate(moves):
+        action = parse_move(text, index)
+        redeals += isinstance(action, Redeal)
+        if redeals > MAX_REDEALS:
+            raise too_many_redeals(index)
+        actions.append(action)
+    return actions
+
+
+def too_many_redeals(index: int) -> ServiceError:
+    """The refusal of move ``index + 1``, a redeal past :data:`MAX_REDEALS`."""
+    return invalid(f"move {index + 1:,} is redeal number {MAX_REDEALS + 1:,}: one game may "
+                   f"ask for at most {MAX_REDEALS:,} redeals (undone ones included)",
+                   "moves", index)
 
 
 def parse_move(text: str, index: int) -> Action:
@@ -326,8 +348,8 @@ def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_move
     """Deal ``game`` and replay ``moves``, read from an iterator of any length.
 
     At most ``max_moves`` + 1 moves are read: reading stops at the first
-    malformed one or once the cap is passed, so the input's size costs
-    nothing. The moves read are then replayed by
+    malformed one or once the cap (or :data:`MAX_REDEALS`) is passed, so the
+    input's size costs nothing. The moves read are then replayed by
     :func:`gapgrid.core.replay.replay`, and the answer is the first refused
     move among them, as if the input had ended there; only when every move
     read is legal does the malformed move, or the cap, make the refusal
@@ -335,16 +357,22 @@ def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_move
     """
     actions: list[Action] = []
     stopped: ServiceError | None = None
+    redeals = 0
     for index, text in enumerate(moves):
         if index >= max_moves:
             stopped = invalid(f"more than {max_moves:,} moves: the limit is GAPGRID_MAX_MOVES",
                               "moves", index)
             break
         try:
-            actions.append(parse_move(text, index))
+            action = parse_move(text, index)
         except ServiceError as error:
             stopped = error
             break
+        redeals += isinstance(action, Redeal)
+        if redeals > MAX_REDEALS:
+            stopped = too_many_redeals(index)
+            break
+        actions.append(action)
     result = replay(rules, game, actions)
     if stopped is not None and result.ok:
         raise stopped

@@ -103,14 +103,27 @@ def test_50_mb_of_moves_whose_first_is_illegal_costs_nothing(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_50_mb_of_redeals_stops_at_the_move_cap(tmp_path: Path) -> None:
-    """More than GAPGRID_MAX_MOVES moves is refused as the API refuses them, after reading
+def test_50_mb_of_redeals_stops_at_the_redeal_cap(tmp_path: Path) -> None:
+    """More than 500 redeals (MAX_REDEALS) is refused as the API refuses them, after reading
     only that many: 50 MB of redeals in an unlimited-redeal game stays within the memory of
-    5,000 moves (50,000 redeals took 1.3 GB; 50 MB was killed by the kernel at 23 GB)."""
+    500 redeals (50,000 redeals took 1.3 GB; 50 MB was killed by the kernel at 23 GB)."""
     stdin = _write(tmp_path / "redeals.txt", "redeal ", 50 * MEBIBYTE)
     args = ["verify", "double-blue-moon", "99999999999999999999", "-o", "redeals=unlimited",
             "--json"]
     code, output, seconds, mib = _run_measured(args, stdin)
+    assert code == 2, output[:300]
+    error = json.loads(output)["error"]
+    assert error["kind"] == "usage" and "at most 500 redeals" in error["message"]
+    assert "move 501 " in error["message"]
+    assert seconds < 30 and mib < 150, (seconds, mib)
+
+
+@pytest.mark.slow
+def test_50_mb_of_legal_moves_stops_at_the_move_cap(tmp_path: Path) -> None:
+    """More than GAPGRID_MAX_MOVES moves is refused as the API refuses them, after reading
+    only that many: 50 MB of a legal move and its undo stays within the memory of 5,000."""
+    stdin = _write(tmp_path / "moves.txt", "27-40 undo ", 50 * MEBIBYTE)
+    code, output, seconds, mib = _run_measured(["verify", "montana", "27769", "--json"], stdin)
     assert code == 2, output[:300]
     error = json.loads(output)["error"]
     assert error["kind"] == "usage" and "more than 5,000 moves" in error["message"]

@@ -76,6 +76,20 @@ def test_a_name_is_refused_with_the_real_reason(client: FlaskClient) -> None:
         assert found["errors"][0]["pointer"] == "#/player"
 
 
+def test_a_game_may_ask_for_500_redeals_and_no_more(client: FlaskClient) -> None:
+    """A redeal is the costly action (a shuffle): 500 in one game are replayed, the 501st
+    (undone ones counted) is a 422 on its move, so the worst request stays within issue
+    15's time budget (bench/README.md)."""
+    game = {"variant": "double-blue-moon", "deal": "99999999999999999999",
+            "options": {"redeals": "unlimited"}}
+    answer = client.post("/v1/verify", json={**game, "moves": ["redeal"] * 500})
+    assert answer.status_code == 200 and answer.get_json()["ok"]
+    for moves in (["redeal"] * 501, ["redeal", "undo"] * 500 + ["redeal"]):
+        found = problem(client.post("/v1/verify", json={**game, "moves": moves}), 422)
+        assert found["errors"][0]["pointer"] == f"#/moves/{len(moves) - 1}"
+        assert "at most 500 redeals" in found["detail"]
+
+
 def test_an_absurd_page_number_gets_a_clear_message(client: FlaskClient) -> None:
     """page=99999999999999999999 says which numbers a page may have."""
     found = problem(client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard"
