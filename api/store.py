@@ -66,8 +66,8 @@ __all__ = ["SCHEMA_VERSION", "Certificate", "NameTaken", "NewSubmission", "Playe
            "PlayerClaim", "RankedSubmission", "RankingKey", "Store", "StoreError",
            "Submission", "UnrankedSubmission", "encode_sort_key"]
 
-SCHEMA_VERSION: Final = 5
-"""SQLite's ``user_version`` for the newest revision (``0003``): what gapgrid before
+SCHEMA_VERSION: Final = 6
+"""SQLite's ``user_version`` for the newest revision (``0004``): what gapgrid before
 Alembic reads to refuse a newer database (see :func:`gapgrid.api.db.engine.user_version`)."""
 
 
@@ -319,7 +319,7 @@ class Store:
                 "body": json.dumps(new.body), "created_at": new.created_at}
             ).scalar_one_or_none()
             if submission_id is not None:
-                q.count_player(connection, new.puzzle_id)
+                q.count_player(connection, submission_id, new.puzzle_id)
                 q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
                 if new.winning_line is not None:
                     _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)

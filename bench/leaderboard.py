@@ -48,7 +48,13 @@ import sqlalchemy
 from gapgrid import plugins
 from gapgrid.api.config import Settings
 from gapgrid.api.db import engine as db
-from gapgrid.api.db.schema import puzzle_players, ranking_buckets, ranking_keys, submissions
+from gapgrid.api.db.schema import (
+    TALLY_SHARDS,
+    puzzle_players,
+    ranking_buckets,
+    ranking_keys,
+    submissions,
+)
 from gapgrid.api.db.sortkeys import BUCKET_CHARACTERS, encode_sort_key
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import PuzzleService
@@ -129,18 +135,20 @@ def fill(service: PuzzleService, puzzle: dict[str, Any], seed_player: str, count
             connection.exec_driver_sql("SELECT setval(pg_get_serial_sequence('submissions', "
                                        "'id'), (SELECT max(id) FROM submissions))")
     bucket = sqlalchemy.func.substr(ranking_keys.c.sort_key, 1, BUCKET_CHARACTERS)
-    with db.write(engine) as connection:  # the tallies, counted as revision 0003 counts them
+    shard = submissions.c.id % TALLY_SHARDS
+    key_shard = ranking_keys.c.submission_id % TALLY_SHARDS
+    with db.write(engine) as connection:  # the tallies, counted as revision 0004 counts them
         connection.execute(puzzle_players.delete())
         connection.execute(ranking_buckets.delete())
         connection.execute(puzzle_players.insert().from_select(
-            ["puzzle_id", "players"],
-            sqlalchemy.select(submissions.c.puzzle_id, sqlalchemy.func.count())
-            .group_by(submissions.c.puzzle_id)))
+            ["puzzle_id", "shard", "players"],
+            sqlalchemy.select(submissions.c.puzzle_id, shard, sqlalchemy.func.count())
+            .group_by(submissions.c.puzzle_id, shard)))
         connection.execute(ranking_buckets.insert().from_select(
-            ["puzzle_id", "scheme", "bucket", "players"],
+            ["puzzle_id", "scheme", "bucket", "shard", "players"],
             sqlalchemy.select(ranking_keys.c.puzzle_id, ranking_keys.c.scheme, bucket,
-                              sqlalchemy.func.count())
-            .group_by(ranking_keys.c.puzzle_id, ranking_keys.c.scheme, bucket)))
+                              key_shard, sqlalchemy.func.count())
+            .group_by(ranking_keys.c.puzzle_id, ranking_keys.c.scheme, bucket, key_shard)))
     if engine.dialect.name == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.exec_driver_sql("VACUUM ANALYZE")  # as autovacuum would, after a bulk load
@@ -228,7 +236,7 @@ def main() -> None:
     if args.postgres:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
         from tests.postgres import start_cluster  # the tests' own throwaway cluster
-        cluster, why = start_cluster()
+        cluster, why = start_cluster(durable=True)
         if cluster is None:
             raise SystemExit(why)
         args.database = cluster.new_database()

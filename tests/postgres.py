@@ -87,8 +87,11 @@ class Cluster:
             raise RuntimeError(f"{' '.join(command)} failed:\n{finished.stdout}"
                                f"{finished.stderr}")
 
-    def start(self, binaries: Path) -> Cluster:
-        """initdb and start; the cluster answers on ``self.port`` when this returns."""
+    def start(self, binaries: Path, *, durable: bool = False) -> Cluster:
+        """initdb and start; the cluster answers on ``self.port`` when this returns.
+        Not ``durable`` (the tests): commits are not synced to disk, which no test needs
+        (they kill servers, never the machine) and which costs time; benchmarks ask for
+        PostgreSQL's defaults."""
         self.bin = binaries
         if self.user is not None:
             entry = pwd.getpwnam(self.user)
@@ -98,8 +101,9 @@ class Cluster:
         self._run(str(binaries / "initdb"), "-D", str(data), "-U", "gapgrid", "-A", "trust",
                   "-E", "UTF8", "--no-sync")
         options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
-                   # the tests need no durability across a machine crash: faster
-                   "-c fsync=off -c full_page_writes=off -c max_connections=300")
+                   "-c max_connections=300")
+        if not durable:
+            options += " -c fsync=off -c full_page_writes=off"
         self._run(str(binaries / "pg_ctl"), "-D", str(data), "-l",
                   str(self.folder / "postgres.log"), "-o", options, "-w", "-t", "60", "start")
         return self
@@ -122,13 +126,14 @@ class Cluster:
                   "immediate", "-w", "stop")
 
 
-def start_cluster() -> tuple[Cluster | None, str]:
-    """A running cluster, or None and why there is none."""
+def start_cluster(*, durable: bool = False) -> tuple[Cluster | None, str]:
+    """A running cluster, or None and why there is none (``durable``: see
+    :meth:`Cluster.start`)."""
     folder = binaries()
     if folder is None:
         return None, f"no PostgreSQL (initdb, pg_ctl) on this machine: {INSTALL_HINT}"
     work = Path(tempfile.mkdtemp(prefix="gapgrid-postgres-"))
-    return Cluster(work).start(folder), ""
+    return Cluster(work).start(folder, durable=durable), ""
 
 
 @pytest.fixture(scope="session")

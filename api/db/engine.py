@@ -99,8 +99,10 @@ def create(database: Path | str) -> Engine:
         engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30})
         _sqlite_transactions(engine)
     else:
-        engine = sqlalchemy.create_engine(url, pool_size=POOL_SIZE, max_overflow=2 * POOL_SIZE,
-                                          pool_pre_ping=True)  # survive a database restart
+        # No ping before each use: it was a round trip for every transaction. A connection
+        # the database dropped fails the one request that meets it, and SQLAlchemy then
+        # replaces every pooled connection.
+        engine = sqlalchemy.create_engine(url, pool_size=POOL_SIZE, max_overflow=2 * POOL_SIZE)
     _one_process_per_connection(engine)
     return engine
 
@@ -115,11 +117,14 @@ def write(engine: Engine) -> Iterator[Connection]:
 
 @contextmanager
 def read(engine: Engine, *, snapshot: bool = False) -> Iterator[Connection]:
-    """One read transaction; with ``snapshot``, every statement in it sees the same
-    snapshot (SQLite's transactions always do; PostgreSQL's need ``REPEATABLE READ``)."""
+    """A read; with ``snapshot``, one transaction whose statements all see the same
+    snapshot (SQLite's transactions always do; PostgreSQL's need ``REPEATABLE READ``),
+    else each statement sees what is committed when it runs (for one statement, the
+    same)."""
     options: dict[str, Any] = {}
-    if snapshot and engine.dialect.name == "postgresql":
-        options["isolation_level"] = "REPEATABLE READ"
+    if engine.dialect.name == "postgresql":
+        # a read of one statement needs no BEGIN and ROLLBACK: two round trips saved
+        options["isolation_level"] = "REPEATABLE READ" if snapshot else "AUTOCOMMIT"
     with engine.connect().execution_options(**options) as connection, connection.begin():
         yield connection
 

@@ -12,7 +12,9 @@ Ranks come from tallies kept in the same transactions as the keys (issue
 15: ``RANK()`` over 300,000 submissions took a second a request):
 ``puzzle_players`` counts each puzzle's players, ``ranking_buckets`` the
 keys of each puzzle and scheme that share their first
-:data:`~.sortkeys.BUCKET_CHARACTERS` characters. A key whose bucket sorts
+:data:`~.sortkeys.BUCKET_CHARACTERS` characters, each spread over
+:data:`~.schema.TALLY_SHARDS` rows so that concurrent submissions rarely
+wait for one another's row lock. A key whose bucket sorts
 before another key's bucket sorts before that key, so a rank is 1 + a sum
 over the lower buckets (a few hundred rows) + the keys of the player's own
 bucket below theirs (an index range, short unless many players tie on the
@@ -31,6 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from gapgrid.api.db.schema import (
+    TALLY_SHARDS,
     certificates,
     hints,
     leases,
@@ -112,7 +115,7 @@ UNRANKED: Final = (
                ranking_keys.c.scheme == bindparam("scheme")).exists()))
     .order_by(submissions.c.id))
 
-PLAYERS: Final = select(puzzle_players.c.players).where(
+PLAYERS: Final = select(func.coalesce(func.sum(puzzle_players.c.players), 0)).where(
     puzzle_players.c.puzzle_id == bindparam("puzzle_id"))
 
 RANKED: Final = select(func.coalesce(func.sum(ranking_buckets.c.players), 0)).where(
@@ -186,10 +189,11 @@ def upserts(dialect: str) -> Upserts:
     """The upserts of ``dialect`` (``sqlite`` or ``postgresql``), built once."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     players_tally = insert(puzzle_players).values(puzzle_id=bindparam("puzzle_id"),
+                                                  shard=bindparam("shard"),
                                                   players=bindparam("change"))
     bucket_tally = insert(ranking_buckets).values(
         puzzle_id=bindparam("puzzle_id"), scheme=bindparam("scheme"),
-        bucket=bindparam("bucket"), players=bindparam("change"))
+        bucket=bindparam("bucket"), shard=bindparam("shard"), players=bindparam("change"))
     claim = insert(players)
     lease = insert(leases)
     certificate = insert(certificates)
@@ -198,11 +202,11 @@ def upserts(dialect: str) -> Upserts:
         submission=insert(submissions).on_conflict_do_nothing().returning(submissions.c.id),
         key=insert(ranking_keys).on_conflict_do_nothing().returning(ranking_keys.c.scheme),
         players=players_tally.on_conflict_do_update(
-            index_elements=[puzzle_players.c.puzzle_id],
+            index_elements=[puzzle_players.c.puzzle_id, puzzle_players.c.shard],
             set_={"players": puzzle_players.c.players + bindparam("change")}),
         bucket=bucket_tally.on_conflict_do_update(
             index_elements=[ranking_buckets.c.puzzle_id, ranking_buckets.c.scheme,
-                            ranking_buckets.c.bucket],
+                            ranking_buckets.c.bucket, ranking_buckets.c.shard],
             set_={"players": ranking_buckets.c.players + bindparam("change")}),
         claim=claim.on_conflict_do_update(
             index_elements=[players.c.player_key],
@@ -247,9 +251,9 @@ def insert_keys(connection: Connection, submission_id: int, puzzle_id: str,
             "submission_id": submission_id, "puzzle_id": puzzle_id, "scheme": scheme,
             "sort_key": sort_key, "total": keys[scheme][1]}).scalar_one_or_none()
         if inserted is not None:
-            connection.execute(statements.bucket, {"puzzle_id": puzzle_id, "scheme": scheme,
-                                                   "bucket": bucket_of(sort_key),
-                                                   "change": 1})
+            connection.execute(statements.bucket, {
+                "puzzle_id": puzzle_id, "scheme": scheme, "bucket": bucket_of(sort_key),
+                "shard": submission_id % TALLY_SHARDS, "change": 1})
 
 
 def delete_keys(connection: Connection, submission_id: int, puzzle_id: str) -> None:
@@ -258,18 +262,18 @@ def delete_keys(connection: Connection, submission_id: int, puzzle_id: str) -> N
     for scheme, sort_key in sorted(deleted):
         connection.execute(upsert(connection).bucket, {
             "puzzle_id": puzzle_id, "scheme": scheme, "bucket": bucket_of(sort_key),
-            "change": -1})
+            "shard": submission_id % TALLY_SHARDS, "change": -1})
 
 
-def count_player(connection: Connection, puzzle_id: str) -> None:
-    """Tally one more player for the puzzle."""
-    connection.execute(upsert(connection).players, {"puzzle_id": puzzle_id, "change": 1})
+def count_player(connection: Connection, submission_id: int, puzzle_id: str) -> None:
+    """Tally one more player for the puzzle (in the submission's shard)."""
+    connection.execute(upsert(connection).players, {
+        "puzzle_id": puzzle_id, "shard": submission_id % TALLY_SHARDS, "change": 1})
 
 
 def players_of(connection: Connection, puzzle_id: str) -> int:
     """The players with a submission for the puzzle, from its tally."""
-    return int(connection.execute(PLAYERS, {"puzzle_id": puzzle_id}).scalar_one_or_none()
-               or 0)
+    return int(connection.execute(PLAYERS, {"puzzle_id": puzzle_id}).scalar_one())
 
 
 def ranked(connection: Connection, puzzle_id: str, scheme: str) -> int:

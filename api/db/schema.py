@@ -40,6 +40,12 @@ NAMING: Final = {
 
 metadata: Final = MetaData(naming_convention=NAMING)
 
+TALLY_SHARDS: Final = 8
+"""Rows each tally is spread over (``submission id % 8``). One row a tally would make
+every submission of a puzzle wait for the one before to commit (PostgreSQL holds a row
+lock until then, some 10 ms of disk sync here), so at most 100 a second; spread, their
+commits overlap and PostgreSQL syncs them together."""
+
 # SQLite's rowid needs INTEGER PRIMARY KEY, PostgreSQL's ids should be 64 bits.
 Identifier: Final = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -134,17 +140,22 @@ upgrade from before players, not claimed yet)."""
 puzzle_players: Final = Table(
     "puzzle_players", metadata,
     Column("puzzle_id", String, ForeignKey("puzzles.id"), primary_key=True),
+    Column("shard", Integer, primary_key=True),
     Column("players", Integer, nullable=False),
 )
-"""How many players have a submission for each puzzle, kept with the submissions."""
+"""How many players have a submission for each puzzle, kept with the submissions, in
+:data:`TALLY_SHARDS` rows a puzzle (by submission id), so that concurrent submissions
+rarely wait for one another's row lock."""
 
 ranking_buckets: Final = Table(
     "ranking_buckets", metadata,
     Column("puzzle_id", String, ForeignKey("puzzles.id"), primary_key=True),
     Column("scheme", String, primary_key=True),
     Column("bucket", SortKey, primary_key=True),
+    Column("shard", Integer, primary_key=True),
     Column("players", Integer, nullable=False),
 )
 """How many keys of each puzzle and scheme begin with ``bucket`` (the first
 :data:`~gapgrid.api.db.sortkeys.BUCKET_CHARACTERS` characters of the key), kept with the
-keys: a rank is a sum over these and a short index range, never a walk over a puzzle."""
+keys, in shards as ``puzzle_players``: a rank is a sum over these and a short index range,
+never a walk over a puzzle."""

@@ -25,6 +25,7 @@ from gapgrid.api.config import ConfigError, database_from_environment
 from gapgrid.api.db import engine
 from gapgrid.api.db.schema import metadata
 from gapgrid.api.db.sortkeys import encode_sort_key
+from gapgrid.api.store import SCHEMA_VERSION
 from tests.postgres import Cluster
 
 # -- gapgrid before Alembic (schema version 3), verbatim -------------------------------------
@@ -269,3 +270,8 @@ def test_gapgrid_database_is_a_file_or_a_postgresql_url(tmp_path: Path) -> None:
     assert engine.describe(url) == "postgresql+psycopg://gapgrid:***@db.example:5432/gapgrid"
     with pytest.raises(ConfigError, match="postgresql:// URL, not a mysql:// URL"):
         database_from_environment({"GAPGRID_DATABASE": "mysql://db.example/gapgrid"})
+
+
+def test_the_store_s_schema_version_is_the_newest_revision_s() -> None:
+    """What the store announces as SQLite's user_version is what the upgrade writes."""
+    assert engine.user_version(engine.head()) == SCHEMA_VERSION
