@@ -387,9 +387,10 @@ class Store:
         """One page of the ranking under ``scheme``, and the number of ranked players."""
         with db.read(self.engine, snapshot=True) as connection:
             total = q.ranked(connection, puzzle_id, scheme)
+            bucket, skip = q.page_start(connection, puzzle_id, scheme, offset)
             rows = connection.execute(q.LEADERBOARD_PAGE, {
-                "puzzle_id": puzzle_id, "scheme": scheme, "limit": limit,
-                "offset": offset}).all()
+                "puzzle_id": puzzle_id, "scheme": scheme, "from_bucket": bucket,
+                "limit": limit, "offset": skip}).all()
             first = (1 + q.ranked_before(connection, puzzle_id, scheme, rows[0][0])
                      if rows else 0)
         entries: list[RankedSubmission] = []

@@ -96,7 +96,8 @@ PLAYER_SORT_KEY: Final = (
 _PAGE_KEYS = (select(ranking_keys.c.submission_id, ranking_keys.c.sort_key,
                      ranking_keys.c.total)
               .where(ranking_keys.c.puzzle_id == bindparam("puzzle_id"),
-                     ranking_keys.c.scheme == bindparam("scheme"))
+                     ranking_keys.c.scheme == bindparam("scheme"),
+                     ranking_keys.c.sort_key >= bindparam("from_bucket"))
               .order_by(ranking_keys.c.sort_key, ranking_keys.c.submission_id)
               .limit(bindparam("limit")).offset(bindparam("offset")).subquery())
 LEADERBOARD_PAGE: Final = (
@@ -104,8 +105,15 @@ LEADERBOARD_PAGE: Final = (
            submissions.c.body, submissions.c.created_at)
     .join(submissions, submissions.c.id == _PAGE_KEYS.c.submission_id)
     .order_by(_PAGE_KEYS.c.sort_key, _PAGE_KEYS.c.submission_id))
-"""One page: found in the index alone, then only its rows read (a join first would read
-every skipped submission's row too)."""
+"""One page, ``offset`` keys past the start of the bucket ``from_bucket``: found in the
+index alone, then only its rows read (a join first would read every skipped submission's
+row too)."""
+
+BUCKETS: Final = (
+    select(ranking_buckets.c.bucket, func.sum(ranking_buckets.c.players))
+    .where(ranking_buckets.c.puzzle_id == bindparam("puzzle_id"),
+           ranking_buckets.c.scheme == bindparam("scheme"))
+    .group_by(ranking_buckets.c.bucket).order_by(ranking_buckets.c.bucket))
 
 UNRANKED: Final = (
     select(submissions.c.id, submissions.c.puzzle_id, submissions.c.body)
@@ -289,3 +297,25 @@ def ranked_before(connection: Connection, puzzle_id: str, scheme: str, sort_key:
     same = connection.execute(RANKED_BEFORE_IN_BUCKET, {**where, "sort_key": sort_key}
                               ).scalar_one()
     return int(lower) + int(same)
+
+
+DIRECT_OFFSET: Final = 500
+"""Below this offset a page is found by skipping keys from the first one; beyond, by
+skipping whole buckets first (their tallies), then keys inside the page's bucket."""
+
+
+def page_start(connection: Connection, puzzle_id: str, scheme: str, offset: int
+               ) -> tuple[str, int]:
+    """Where the page ``offset`` keys into the ranking begins: a bucket and how many of
+    its keys to skip. Keys of a lower bucket sort before every key of a higher one, so
+    the buckets' tallies skip them without reading them: a deep page costs its bucket,
+    not its offset."""
+    if offset < DIRECT_OFFSET:
+        return "", offset
+    before = 0
+    for bucket, keys in connection.execute(BUCKETS, {"puzzle_id": puzzle_id,
+                                                     "scheme": scheme}):
+        if before + keys > offset:
+            return bucket, offset - before
+        before += keys
+    return "\U0010ffff", 0  # past the last key: an empty page

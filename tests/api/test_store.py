@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gapgrid.api.db import queries
 from gapgrid.api.store import (
     NameTaken,
     NewSubmission,
@@ -88,9 +89,13 @@ def test_many_players_at_once_are_all_counted_and_ranked(puzzle_store: Store) ->
     assert total == 40 and [line.player for line in page] == [f"P{i}" for i in range(39, -1, -1)]
 
 
-def test_ranks_and_pages_are_rank_over_the_sort_keys(puzzle_store: Store) -> None:
+@pytest.mark.parametrize("direct_offset", [500, 0])
+def test_ranks_and_pages_are_rank_over_the_sort_keys(puzzle_store: Store, direct_offset: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys of different lengths, many ties, across and within tally buckets: every rank and
-    every page is what RANK() OVER (ORDER BY key) gives, ties sharing the first rank."""
+    every page is what RANK() OVER (ORDER BY key) gives, ties sharing the first rank; so
+    are deep pages, found by skipping whole buckets (forced here from the first page)."""
+    monkeypatch.setattr(queries, "DIRECT_OFFSET", direct_offset)
     chosen = random.Random(13)
     keys = {}
     for index in range(120):
@@ -103,7 +108,7 @@ def test_ranks_and_pages_are_rank_over_the_sort_keys(puzzle_store: Store) -> Non
                 for name in keys}
     for name in keys:
         assert puzzle_store.rank(PUZZLE, name, "par") == (expected[name], 120)
-    for offset, limit in ((0, 7), (7, 7), (50, 33), (110, 20), (200, 5)):
+    for offset, limit in ((0, 7), (7, 7), (50, 33), (110, 20), (119, 3), (120, 5), (200, 5)):
         page, total = puzzle_store.leaderboard(PUZZLE, "par", offset, limit)
         assert total == 120
         assert [(line.rank, line.player) for line in page] == [
