@@ -45,7 +45,8 @@ def _copy_source_tree(into: Path) -> Path:
 def test_the_wheel_holds_only_gapgrid_and_runs(tmp_path: Path) -> None:
     """A wheel built from the source tree (offline) has exactly two top-level names,
     gapgrid/ and its dist-info, holds every module of core/, plugins/ and api/ under
-    gapgrid/, and `python -m gapgrid variants` runs from it."""
+    gapgrid/ (the database migrations included), and `python -m gapgrid variants` and
+    `python -m gapgrid db upgrade` run from it."""
     source = _copy_source_tree(tmp_path)
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
@@ -74,6 +75,12 @@ def test_the_wheel_holds_only_gapgrid_and_runs(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert re.search(r"^montana\s+4x13\s+redeals 2\s+PySolFC 53\s+Montana", listed.stdout,
                      re.MULTILINE), listed.stdout
+    # the database's migrations (Alembic's scripts) ship in the wheel and run from it
+    upgraded = subprocess.run([sys.executable, "-m", "gapgrid", "db", "upgrade"], cwd=tmp_path,
+                              env={**env, "GAPGRID_DATABASE": str(tmp_path / "db.sqlite3")},
+                              capture_output=True, text=True, timeout=120)
+    assert upgraded.returncode == 0 and "now at revision" in upgraded.stdout, upgraded.stderr
+    assert "gapgrid/api/db/migrations/script.py.mako" in names
 
 
 def _imported_packages(paths: list[Path]) -> dict[str, set[str]]:
