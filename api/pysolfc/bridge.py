@@ -80,6 +80,20 @@ class GapgridTalon(Montana_Talon):  # type: ignore[misc]  # PySolFC is untyped
     def canDealCards(self) -> bool:
         return self.game.gapgrid_redeal_refusal() is None
 
+    def resize(self, xf: float, yf: float, widthpad: int = 0, heightpad: int = 0) -> None:
+        """Redraw the pile after PySolFC redraws it for a new size.
+
+        TalonStack.resize remakes the pile's picture as if a redeal were allowed whenever
+        the game has redeals, and shows it without asking :meth:`canDealCards`. PySolFC
+        resizes the game when its window first appears and whenever it changes size, so
+        in the real program a game that redeals only when stuck showed the green redeal
+        sign at every deal until the first move (the headless harness draws no picture and
+        never saw it).
+        """
+        Montana_Talon.resize(self, xf, yf, widthpad=widthpad, heightpad=heightpad)
+        if self.game.s.talon is self:
+            self.updateText()
+
     def dealCards(self, sound: bool = False) -> int:
         game = self.game
         rules: Rules = game.gapgrid_rules
