@@ -124,8 +124,8 @@ class Engine:
     """
 
     __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal", "_last",
-                 "_moves_end_at_win", "_random", "_where", "cells", "deal", "moves_made",
-                 "redeals_used", "rng_state", "rules", "undos")
+                 "_moves_end_at_win", "_moves_undone", "_random", "_redeals_journaled", "_where",
+                 "cells", "deal", "redeals_used", "rng_state", "rules", "undos")
 
     def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
                  redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
@@ -135,8 +135,6 @@ class Engine:
         self.cells = cells
         self.redeals_used = redeals_used
         self.rng_state = rng_state
-        self.moves_made = 0
-        """Card moves applied (undone ones included)."""
         self.undos = 0
         """Undos applied."""
         self._codes = bytearray()
@@ -147,6 +145,9 @@ class Engine:
         self._accepts = rules.fill.accepts
         self._random = random
         self._journal: list[_Entry] = []
+        # moves_made is counted from the journal, so a move need not count itself.
+        self._redeals_journaled = 0
+        self._moves_undone = 0
         self._base = history
         self._moves_end_at_win = won_leaves_no_move(rules.fill, rules.won, rules.layout)
 
@@ -162,6 +163,11 @@ class Engine:
         """Continue from a snapshot."""
         return cls(state.rules, state.deal, list(state.board.cells), state.redeals_used,
                    state.rng_state, history=state.history)
+
+    @property
+    def moves_made(self) -> int:
+        """Card moves applied (undone ones included)."""
+        return len(self._journal) - self._redeals_journaled + self._moves_undone
 
     @property
     def codes(self) -> bytearray:
@@ -264,7 +270,6 @@ class Engine:
                     cells[target] = cells[source]
                     cells[source] = None
                 self._journal.append(action)  # the action itself: no tuple to make
-                self.moves_made += 1
                 return None
             return move_refusal(self.rules, cells, source, target) or _disagreement(source,
                                                                                     target)
@@ -283,11 +288,13 @@ class Engine:
         refusal = self.redeal_refusal()
         if refusal is not None:
             return refusal
-        random = self._generator()
+        random = self._random or self._generator()
         rules, cells = self.rules, self.cells
         board = bytes(self._codes if self._indexed else map(_CODE_OF.__getitem__, cells))
-        self._journal.append(_RedealRecord(board, self.rng_state))
+        record = _RedealRecord(board, self.rng_state)
         redeal_cells(rules.layout, cells, rules.keep, rules.placement, random)
+        self._journal.append(record)  # after: a rule that raises leaves no record behind
+        self._redeals_journaled += 1
         self.rng_state = random.getstate()
         self.redeals_used += 1
         self._indexed = False  # most of the board changed: rebuilt when a question needs it
@@ -297,6 +304,10 @@ class Engine:
         """Take back the last move or redeal."""
         if self._journal:
             entry = self._journal.pop()
+            if isinstance(entry, _RedealRecord):
+                self._redeals_journaled -= 1
+            else:
+                self._moves_undone += 1
         elif self._base is not None:
             entry, self._base = self._base
         else:

@@ -50,12 +50,12 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
     # them a row at a time with slices rather than slot by slot, and as
     # (first, end) ints, not range slices (slicing a range costs ten
     # additions): a request may hold thousands of redeals, a search many.
-    tails = [(row.start + count, row.stop)
-             for row, count in zip(layout.row_ranges, _kept_per_row(layout, cells, keep),
-                                   strict=True)]
+    tails: list[tuple[int, int]] = []
     gathered: list[int] = []
     picked: list[int | None] = []
-    for first, end in tails:
+    for row, count in zip(layout.row_ranges, _kept_per_row(layout, cells, keep), strict=True):
+        first, end = row.start + count, row.stop
+        tails.append((first, end))
         gathered += range(first, end)
         picked += cells[first:end]
     # "is not None", not list.count(None) or remove(None): comparing a card
