@@ -268,7 +268,7 @@ def _lc_shuffle(generator: LCRandom31, items: list[T]) -> None:
     """pysol_cards' ``LCRandom31.shuffle``, its ``randint`` and ``random`` written out.
 
     The same draws in the same order (tests/core/test_dealnumber.py compares
-    them), three times faster: the generator's number stays in a local. A
+    them), twice as fast: the generator's number stays in a local. A
     seed below 2**32 draws ``_rand`` (15 bits, bit 15 set from 2**31 up),
     above it ``_randp`` (16 bits, plus one); the seed itself never changes.
     """

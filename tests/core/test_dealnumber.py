@@ -107,9 +107,11 @@ def test_equal_numbers_deal_equal_games() -> None:
     assert parse_deal_number("ms40000") != parse_deal_number("40000")
 
 
-@pytest.mark.parametrize("number", ["617", "40000", "98765432109876543210"])
+@pytest.mark.parametrize("number", ["617", "ms3000000000", "ms8000000000", "40000",
+                                    "98765432109876543210"])
 def test_shuffle_and_choice_draw_what_pysol_cards_draws(number: str) -> None:
-    """The written-out Mersenne shuffle and choice draw pysol_cards' own, length by length."""
+    """The written-out shuffles (Mersenne, and LCRandom31 below and above 2**32) and choice
+    draw pysol_cards' own, length by length."""
     ours, theirs = parse_deal_number(number).new_random(), parse_deal_number(number).new_random()
     pysol = theirs._generator
     for length in [0, 1, 2, 3, 13, 52, 104, 300]:
