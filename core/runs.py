@@ -46,7 +46,8 @@ def run_lengths(layout: Layout, cells: Cells) -> list[int]:
     sequence = layout.sequence_ranks
     first, full = sequence[0], len(sequence)
     lengths = []
-    for start in layout.row_starts():
+    for row in layout.row_ranges:
+        start = row.start
         head = cells[start]
         if head is None or head % RANKS_PER_SUIT != first:
             lengths.append(0)
