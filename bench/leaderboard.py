@@ -24,7 +24,7 @@ with ``--database postgresql://...`` (an empty database: it is filled), or
 ``pg_ctl``, as the tests start one).
 
 Usage: python bench/leaderboard.py [--submissions 300000] [--repeat 30]
-       [--database postgresql://... | --postgres]
+       [--database postgresql://... | --postgres] [--no-sqlite]
 """
 
 from __future__ import annotations
@@ -222,6 +222,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=300_000)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database", help="an empty PostgreSQL database to fill too")
     where.add_argument("--postgres", action="store_true",
@@ -230,8 +231,9 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, "
           f"{platform.python_implementation()} {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    measure("SQLite", Path(tempfile.mkdtemp(prefix="gapgrid-sqlite-")) / "gapgrid.sqlite3",
-            args.submissions, args.repeat)
+    if not args.no_sqlite:
+        measure("SQLite", Path(tempfile.mkdtemp(prefix="gapgrid-sqlite-")) / "gapgrid.sqlite3",
+                args.submissions, args.repeat)
     cluster = None
     if args.postgres:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

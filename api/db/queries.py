@@ -93,21 +93,23 @@ PLAYER_SORT_KEY: Final = (
            submissions.c.player_key == bindparam("player_key"),
            ranking_keys.c.scheme == bindparam("scheme")))
 
-_PAGE_KEYS = (select(ranking_keys.c.submission_id, ranking_keys.c.sort_key,
-                     ranking_keys.c.total)
+_PAGE_KEYS = (select(ranking_keys.c.submission_id, ranking_keys.c.sort_key)
               .where(ranking_keys.c.puzzle_id == bindparam("puzzle_id"),
                      ranking_keys.c.scheme == bindparam("scheme"),
                      ranking_keys.c.sort_key >= bindparam("from_bucket"))
               .order_by(ranking_keys.c.sort_key, ranking_keys.c.submission_id)
               .limit(bindparam("limit")).offset(bindparam("offset")).subquery())
+_PAGE_TOTALS = ranking_keys.alias("page_totals")
 LEADERBOARD_PAGE: Final = (
-    select(_PAGE_KEYS.c.sort_key, submissions.c.player, _PAGE_KEYS.c.total,
+    select(_PAGE_KEYS.c.sort_key, submissions.c.player, _PAGE_TOTALS.c.total,
            submissions.c.body, submissions.c.created_at)
     .join(submissions, submissions.c.id == _PAGE_KEYS.c.submission_id)
+    .join(_PAGE_TOTALS, and_(_PAGE_TOTALS.c.submission_id == _PAGE_KEYS.c.submission_id,
+                             _PAGE_TOTALS.c.scheme == bindparam("scheme")))
     .order_by(_PAGE_KEYS.c.sort_key, _PAGE_KEYS.c.submission_id))
 """One page, ``offset`` keys past the start of the bucket ``from_bucket``: found in the
-index alone, then only its rows read (a join first would read every skipped submission's
-row too)."""
+ranking index alone (an index-only scan: the skipped keys' rows are never read), then
+only its rows read, scores included (a join first would read every skipped row too)."""
 
 BUCKETS: Final = (
     select(ranking_buckets.c.bucket, func.sum(ranking_buckets.c.players))
