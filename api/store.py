@@ -356,11 +356,11 @@ class Store:
     def unranked(self, puzzle_id: str, scheme: str) -> list[UnrankedSubmission]:
         """The puzzle's submissions that have no key for ``scheme`` (stored by a server
         that did not have the scheme). Cheap when there are none: the tallies say so."""
-        with db.read(self.engine, snapshot=True) as connection:
-            if q.players_of(connection, puzzle_id) == q.ranked(connection, puzzle_id, scheme):
+        where = {"puzzle_id": puzzle_id, "scheme": scheme}
+        with db.read(self.engine) as connection:
+            if connection.execute(q.ALL_RANKED, where).scalar_one():
                 return []
-            rows = connection.execute(q.UNRANKED, {"puzzle_id": puzzle_id,
-                                                   "scheme": scheme}).all()
+            rows = connection.execute(q.UNRANKED, where).all()
         return [UnrankedSubmission(row[0], row[1], json.loads(row[2])) for row in rows]
 
     def add_keys(self, keys: Sequence[tuple[UnrankedSubmission, str, RankingKey]]) -> None:
@@ -373,14 +373,10 @@ class Store:
     def rank(self, puzzle_id: str, player_key: str, scheme: str) -> tuple[int, int]:
         """The rank under ``scheme`` of the player whose key is ``player_key`` (ties share
         a rank) and the number ranked; (0, 0) when the player is not ranked."""
-        with db.read(self.engine, snapshot=True) as connection:
-            sort_key = connection.execute(q.PLAYER_SORT_KEY, {
-                "puzzle_id": puzzle_id, "player_key": player_key, "scheme": scheme}
-            ).scalar_one_or_none()
-            if sort_key is None:
-                return 0, 0
-            return (1 + q.ranked_before(connection, puzzle_id, scheme, sort_key),
-                    q.ranked(connection, puzzle_id, scheme))
+        with db.read(self.engine) as connection:
+            found = connection.execute(q.PLAYER_RANK, {
+                "puzzle_id": puzzle_id, "player_key": player_key, "scheme": scheme}).first()
+        return (0, 0) if found is None else (1 + int(found[0]), int(found[1]))
 
     def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
                     ) -> tuple[list[RankedSubmission], int]:

@@ -86,13 +86,6 @@ SUBMISSION_TO_REPLACE: Final = select(submissions.c.id).where(
     submissions.c.moves_digest == bindparam("moves_digest")).with_for_update(key_share=True)
 """Locked: a concurrent replacement waits, then finds the digest changed."""
 
-PLAYER_SORT_KEY: Final = (
-    select(ranking_keys.c.sort_key)
-    .join(submissions, submissions.c.id == ranking_keys.c.submission_id)
-    .where(submissions.c.puzzle_id == bindparam("puzzle_id"),
-           submissions.c.player_key == bindparam("player_key"),
-           ranking_keys.c.scheme == bindparam("scheme")))
-
 _PAGE_KEYS = (select(ranking_keys.c.submission_id, ranking_keys.c.sort_key)
               .where(ranking_keys.c.puzzle_id == bindparam("puzzle_id"),
                      ranking_keys.c.scheme == bindparam("scheme"),
@@ -140,6 +133,31 @@ RANKED_BEFORE_IN_BUCKET: Final = select(func.count()).select_from(ranking_keys).
     ranking_keys.c.sort_key >= bindparam("bucket"),
     ranking_keys.c.sort_key < bindparam("sort_key"))
 """The keys of a bucket below a key: they lie between the bucket's prefix and the key."""
+
+_RANKED_KEY = ranking_keys.alias("ranked_key")
+_BUCKET = func.substr(_RANKED_KEY.c.sort_key, 1, BUCKET_CHARACTERS)
+PLAYER_RANK: Final = (
+    select(
+        select(func.coalesce(func.sum(ranking_buckets.c.players), 0))
+        .where(ranking_buckets.c.puzzle_id == bindparam("puzzle_id"),
+               ranking_buckets.c.scheme == bindparam("scheme"),
+               ranking_buckets.c.bucket < _BUCKET).scalar_subquery()
+        + select(func.count()).select_from(ranking_keys)
+        .where(ranking_keys.c.puzzle_id == bindparam("puzzle_id"),
+               ranking_keys.c.scheme == bindparam("scheme"),
+               ranking_keys.c.sort_key >= _BUCKET,
+               ranking_keys.c.sort_key < _RANKED_KEY.c.sort_key).scalar_subquery(),
+        RANKED.scalar_subquery())
+    .select_from(_RANKED_KEY.join(submissions, submissions.c.id == _RANKED_KEY.c.submission_id))
+    .where(submissions.c.puzzle_id == bindparam("puzzle_id"),
+           submissions.c.player_key == bindparam("player_key"),
+           _RANKED_KEY.c.scheme == bindparam("scheme")))
+"""A player's keys ranked before theirs, and the keys ranked, in one statement (so one
+snapshot without a transaction, and one round trip): :func:`ranked_before` and
+:func:`ranked` at once."""
+
+ALL_RANKED: Final = select(PLAYERS.scalar_subquery() == RANKED.scalar_subquery())
+"""Whether every submission of the puzzle has a key for the scheme, in one statement."""
 
 DELETE_LEASE: Final = leases.delete().where(leases.c.name == bindparam("name"))
 
