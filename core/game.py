@@ -57,17 +57,20 @@ class IllegalActionError(ValueError):
 
 
 class _RedealRecord(NamedTuple):
-    """What undoing a redeal restores: the board as bytes, and the generator's state.
+    """What undoing a redeal restores: the board before it, and the generator's state.
 
-    A game may hold thousands of these (an unlimited-redeal game, a
-    search), so each is small: the board is one byte a slot, as in
-    :attr:`Engine.codes`, and the state a compact value whose 2.5 KB of
-    Mersenne Twister words are shared by consecutive redeals
-    (:class:`core.dealnumber.MersenneState`). A named tuple, not an attrs
-    class: one is made per redeal, and a tuple is made several times faster.
+    The board is a tuple of the slots' contents: ``tuple(cells)`` copies the
+    list in one C call, where coding it as bytes (one byte a slot) took a
+    Python-level look-up per slot and was most of a redeal's bookkeeping. It
+    costs 8 bytes a slot (some 0.5 KB on a 52-slot board, 1 KB on a two-deck
+    one; the cards are shared small ints); the generator's state is a compact
+    value whose 2.5 KB of Mersenne Twister words are shared by consecutive
+    redeals (:class:`core.dealnumber.MersenneState`). A named tuple, not an
+    attrs class: one is made per redeal, and a tuple is made several times
+    faster.
     """
 
-    codes: bytes
+    cells: tuple[int | None, ...]
     rng_state: Hashable
 
 
@@ -92,8 +95,8 @@ _CODE_OF: Final[dict[int | None, int]] = {None: GAP_CODE,
                                           **{card: card for card in range(GAP_CODE)}}
 """Each slot content's code: ``map(_CODE_OF.__getitem__, cells)`` codes a board in one C loop."""
 
-_CELL_OF: Final[tuple[int | None, ...]] = (*range(GAP_CODE), None)
-"""Each code's slot content, the inverse of :data:`_CODE_OF`."""
+_STUCK: Final = RedealTiming.STUCK
+"""Read once: an enum member looked up on its class costs some 170 ns, each redeal asks."""
 
 
 def _codes_of(cells: Cells) -> bytearray:
@@ -285,13 +288,12 @@ class Engine:
 
     def redeal(self) -> Refusal | None:
         """Gather, shuffle and deal back, if a redeal is allowed now."""
-        refusal = self.redeal_refusal()
+        rules, cells = self.rules, self.cells
+        refusal = redeal_refusal(rules, cells, self.redeals_used, self._a_legal_move)
         if refusal is not None:
             return refusal
         random = self._random or self._generator()
-        rules, cells = self.rules, self.cells
-        board = bytes(self._codes if self._indexed else map(_CODE_OF.__getitem__, cells))
-        record = _RedealRecord(board, self.rng_state)
+        record = _RedealRecord(tuple(cells), self.rng_state)
         redeal_cells(rules.layout, cells, rules.keep, rules.placement, random)
         self._journal.append(record)  # after: a rule that raises leaves no record behind
         self._redeals_journaled += 1
@@ -313,7 +315,7 @@ class Engine:
         else:
             return Refusal("nothing-to-undo", "there is nothing to undo")
         if isinstance(entry, _RedealRecord):
-            self.cells[:] = map(_CELL_OF.__getitem__, entry.codes)
+            self.cells[:] = entry.cells
             self.rng_state = entry.rng_state
             if self._random is not None:
                 self._random.setstate(entry.rng_state)
@@ -334,8 +336,11 @@ class Engine:
 
     def redeal_refusal(self) -> Refusal | None:
         """Return why a redeal is not allowed now, or None when it is."""
-        return redeal_refusal(self.rules, self.cells, self.redeals_used,
-                              lambda: next(self.iter_legal_moves(), None))
+        return redeal_refusal(self.rules, self.cells, self.redeals_used, self._a_legal_move)
+
+    def _a_legal_move(self) -> Move | None:
+        """One legal card move, or None: what :func:`redeal_refusal` asks when stuck matters."""
+        return next(self.iter_legal_moves(), None)
 
     def iter_legal_moves(self) -> Iterator[Move]:
         """Yield every legal card move, gap by gap in slot order."""
@@ -411,7 +416,7 @@ def redeal_refusal(rules: Rules, cells: Cells, redeals_used: int,
         return Refusal("no-redeal-left", f"no redeal left: {used} used")
     if rules.won.is_won(cells):
         return Refusal("won", "the game is already won: no redeal may follow")
-    if rules.timing is RedealTiming.STUCK:
+    if rules.timing is _STUCK:
         possible = a_legal_move()
         if possible is not None:
             return Refusal("not-stuck", f"a redeal is only allowed when no move is left, "

@@ -13,7 +13,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, MutableSequence
 from itertools import repeat
 from operator import is_
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import attrs
 
@@ -25,11 +25,15 @@ from gapgrid.core.runs import Cells
 
 
 def _kept_per_row(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:
-    """``keep.kept_per_row``, checked: one count for each row."""
+    """``keep.kept_per_row``, checked: one count for each row, each within its row."""
     kept = keep.kept_per_row(layout, cells)
     if len(kept) != layout.rows:
         raise RuleError(f"{type(keep).__name__} kept slots in {len(kept)} rows, the layout has "
                         f"{layout.rows}")
+    # KeepRuns counts cards of the row by construction; a plugin's rule is checked.
+    if type(keep) is not KeepRuns and not all(0 <= count <= layout.rstep for count in kept):
+        raise RuleError(f"{type(keep).__name__} kept {kept} slots per row; a row has "
+                        f"{layout.rstep}")
     return kept
 
 
@@ -47,16 +51,17 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
     Returns the gathered slots: only they changed.
     """
     # A row's gathered slots are consecutive, so a redeal reads and writes
-    # them a row at a time with slices rather than slot by slot, and as
-    # (first, end) ints, not range slices (slicing a range costs ten
-    # additions): a request may hold thousands of redeals, a search many.
+    # them a row at a time with slices rather than slot by slot, the slots
+    # coming ready-made from the layout's table (Layout.row_tails): a
+    # request may hold hundreds of redeals, a search many more.
     tails: list[tuple[int, int]] = []
     gathered: list[int] = []
     picked: list[int | None] = []
-    for row, count in zip(layout.row_ranges, _kept_per_row(layout, cells, keep), strict=True):
-        first, end = row.start + count, row.stop
+    for row_tails, count in zip(layout.row_tails, _kept_per_row(layout, cells, keep),
+                                strict=True):
+        first, end, slots = row_tails[count]  # _kept_per_row checked the row count
         tails.append((first, end))
-        gathered += range(first, end)
+        gathered += slots
         picked += cells[first:end]
     # "is not None", not list.count(None) or remove(None): comparing a card
     # with None by == is several times slower than testing identity.
@@ -94,22 +99,17 @@ def _deal_around_positions(length: int, positions: list[int], talon: list[int]
                            ) -> list[int | None]:
     """Deal the talon's last card to each of ``length`` places but the gaps at ``positions``.
 
-    ``positions`` are increasing indexes into the gathered slots; the cards
-    between two gaps are dealt as one slice.
+    ``positions`` are increasing indexes into the gathered slots.
     """
     if len(positions) != length - len(talon):
         raise RuleError(f"cannot leave {len(positions)} gaps among {length} gathered slots "
                         f"for {len(talon)} cards")
-    in_dealing_order = talon[::-1]  # the talon's LAST card goes to the first slot
-    contents: list[int | None] = []
-    dealt = after_gap = 0
+    # The talon's LAST card goes to the first slot; a list of cards is one of
+    # slot contents (cast: list is invariant), and is not copied again.
+    contents = cast("list[int | None]", talon[::-1])
+    # Increasing positions: each gap goes in where the cards before it are final.
     for position in positions:
-        count = position - after_gap
-        contents += in_dealing_order[dealt:dealt + count]
-        contents.append(None)
-        dealt += count
-        after_gap = position + 1
-    contents += in_dealing_order[dealt:]
+        contents.insert(position, None)
     return contents
 
 
