@@ -381,21 +381,23 @@ class Store:
     def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
                     ) -> tuple[list[RankedSubmission], int]:
         """One page of the ranking under ``scheme``, and the number of ranked players."""
+        where = {"puzzle_id": puzzle_id, "scheme": scheme}
         with db.read(self.engine, snapshot=True) as connection:
-            total = q.ranked(connection, puzzle_id, scheme)
             bucket, skip = q.page_start(connection, puzzle_id, scheme, offset)
             rows = connection.execute(q.LEADERBOARD_PAGE, {
-                "puzzle_id": puzzle_id, "scheme": scheme, "from_bucket": bucket,
-                "limit": limit, "offset": skip}).all()
-            first = (1 + q.ranked_before(connection, puzzle_id, scheme, rows[0][0])
-                     if rows else 0)
+                **where, "from_bucket": bucket, "limit": limit, "offset": skip}).all()
+            if not rows:
+                return [], q.ranked(connection, puzzle_id, scheme)
+            before, total = connection.execute(q.RANK_AND_TOTAL, {
+                **where, "bucket": q.bucket_of(rows[0][0]), "sort_key": rows[0][0]}).one()
+        first = 1 + int(before)
         entries: list[RankedSubmission] = []
         for index, (sort_key, player, score, body, created) in enumerate(rows):
             # RANK(): one more than the keys strictly before; ties share the first's rank
             rank = (first if index == 0 else entries[-1].rank if sort_key == rows[index - 1][0]
                     else offset + index + 1)
             entries.append(RankedSubmission(rank, player, score, json.loads(body), created))
-        return entries, total
+        return entries, int(total)
 
     def close(self) -> None:
         """Close the pooled connections (a later call opens new ones)."""

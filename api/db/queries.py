@@ -152,12 +152,17 @@ PLAYER_RANK: Final = (
     .where(submissions.c.puzzle_id == bindparam("puzzle_id"),
            submissions.c.player_key == bindparam("player_key"),
            _RANKED_KEY.c.scheme == bindparam("scheme")))
-"""A player's keys ranked before theirs, and the keys ranked, in one statement (so one
-snapshot without a transaction, and one round trip): :func:`ranked_before` and
-:func:`ranked` at once."""
+"""A player's keys ranked before theirs (the lower buckets' tallies, then the keys of
+their own bucket below theirs) and the keys ranked, in one statement: one snapshot
+without a transaction, and one round trip."""
 
 ALL_RANKED: Final = select(PLAYERS.scalar_subquery() == RANKED.scalar_subquery())
 """Whether every submission of the puzzle has a key for the scheme, in one statement."""
+
+RANK_AND_TOTAL: Final = select(
+    RANKED_IN_LOWER_BUCKETS.scalar_subquery() + RANKED_BEFORE_IN_BUCKET.scalar_subquery(),
+    RANKED.scalar_subquery())
+"""The keys before ``sort_key`` (in ``bucket``) and the keys ranked, in one round trip."""
 
 DELETE_LEASE: Final = leases.delete().where(leases.c.name == bindparam("name"))
 
@@ -308,15 +313,6 @@ def ranked(connection: Connection, puzzle_id: str, scheme: str) -> int:
     """The submissions of the puzzle with a key for ``scheme``: a sum over its buckets."""
     return int(connection.execute(RANKED, {"puzzle_id": puzzle_id, "scheme": scheme}
                                   ).scalar_one())
-
-
-def ranked_before(connection: Connection, puzzle_id: str, scheme: str, sort_key: str) -> int:
-    """How many keys of the puzzle under ``scheme`` sort strictly before ``sort_key``."""
-    where = {"puzzle_id": puzzle_id, "scheme": scheme, "bucket": bucket_of(sort_key)}
-    lower = connection.execute(RANKED_IN_LOWER_BUCKETS, where).scalar_one()
-    same = connection.execute(RANKED_BEFORE_IN_BUCKET, {**where, "sort_key": sort_key}
-                              ).scalar_one()
-    return int(lower) + int(same)
 
 
 DIRECT_OFFSET: Final = 500

@@ -9,6 +9,7 @@ PostgreSQL started by the test session (:mod:`tests.postgres`).
 from __future__ import annotations
 
 import datetime
+import http.client
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -82,7 +83,7 @@ def send_all(servers: list[LiveServer], path: str, moves: dict[str, list[str]],
         try:
             status, _, answer = request("POST", url, {"player": player,
                                                       "moves": moves[player]})
-        except OSError:
+        except (OSError, http.client.HTTPException):  # refused, or cut off mid-answer
             status, answer = 0, None
         after_each()
         return player, status, answer
