@@ -10,6 +10,7 @@ number deals here exactly what it deals in PySolFC.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import struct
@@ -165,6 +166,11 @@ class MersenneState(NamedTuple):
     """``random.Random``'s cached normal variate; None unless ``gauss`` was called."""
 
 
+_new_state: Final = functools.partial(tuple.__new__, MersenneState)
+"""Make a :class:`MersenneState` from a (words, position, gauss_next) triple without the
+named tuple's Python-level ``__new__``: half the cost, and every redeal makes one."""
+
+
 class GameRandom:
     """PySolFC's generator for one game, with a hashable, compact, restorable state.
 
@@ -234,7 +240,7 @@ class GameRandom:
             position = known.position + 2 * self._draws
             if position <= _MT_WORDS:
                 if self._draws:
-                    known = self._known = MersenneState(known.words, position, known.gauss_next)
+                    known = self._known = _new_state((known.words, position, known.gauss_next))
                     self._draws = 0
                 return known
         # MTRandom's own getstate() carries a bound method; the Mersenne

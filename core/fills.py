@@ -53,12 +53,10 @@ class FillBase:
     when the rule is not about cards at all (Rectangular Rovers).
     """
 
-    __slots__ = ("_follow", "_heads", "_left", "_left_only", "layout")
+    __slots__ = ("_follow", "_heads", "_left", "layout")
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
-        # accepts() may skip the call to wanted() when no subclass widened it.
-        self._left_only = type(self).wanted is FillBase.wanted
         self._left = layout.left_slots
         self._heads: tuple[int, ...] = tuple(make_card(layout.rbase, suit)
                                              for suit in range(SUITS))
@@ -85,15 +83,26 @@ class FillBase:
         card = cells[left]
         return () if card is None else self._follow[card]
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # accepts() below is wanted() inlined, which is only right while
+        # wanted() is FillBase's: a class that widens it checks through it.
+        if cls.wanted is not FillBase.wanted and cls.accepts is FillBase.accepts:
+            cls.accepts = FillBase._accepts_wanted  # type: ignore[method-assign]
+
     def accepts(self, cells: Cells, source: int, target: int) -> bool:
         """Tell whether the card in ``source`` may move into the gap ``target``."""
-        if not self._left_only:
-            return cells[source] in self.wanted(cells, target)
-        left = self._left[target]  # wanted(), inlined: this runs once per move replayed
+        # wanted(), inlined, decided per class rather than per call (see
+        # __init_subclass__): this runs once per move replayed.
+        left = self._left[target]
         if left == NO_SLOT:
             return cells[source] in self._heads
         left_card = cells[left]
         return left_card is not None and cells[source] in self._follow[left_card]
+
+    def _accepts_wanted(self, cells: Cells, source: int, target: int) -> bool:
+        """:meth:`accepts` for a class whose :meth:`wanted` looks beyond the left card."""
+        return cells[source] in self.wanted(cells, target)
 
     def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
         """Return the slots whose card may move into the gap ``target``, in slot order.

@@ -74,6 +74,10 @@ class _RedealRecord(NamedTuple):
     rng_state: Hashable
 
 
+_new_record: Final = functools.partial(tuple.__new__, _RedealRecord)
+"""Make a :class:`_RedealRecord` from a (cells, rng_state) pair without the named tuple's
+Python-level ``__new__``: half the cost, and a redeal makes one."""
+
 _Entry = Move | _RedealRecord
 """A journal entry: the move itself (a value already), or what undoing a redeal needs."""
 
@@ -126,9 +130,13 @@ class Engine:
       moves it generated itself with :meth:`legal_pairs`.
     """
 
-    __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal", "_last",
-                 "_moves_end_at_win", "_moves_undone", "_random", "_redeals_journaled", "_where",
-                 "cells", "deal", "redeals_used", "rng_state", "rules", "undos")
+    __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal",
+                 "_journal_append", "_moves_end_at_win", "_moves_undone", "_random",
+                 "_redeals_journaled", "_where", "cells", "deal", "redeals_used", "rng_state",
+                 "rules", "undos")
+    _codes: bytearray
+    _where: list[list[int]]
+    _gaps: list[int]
 
     def __init__(self, rules: Rules, deal: DealNumber, cells: list[int | None],
                  redeals_used: int, rng_state: Hashable, random: GameRandom | None = None,
@@ -140,14 +148,12 @@ class Engine:
         self.rng_state = rng_state
         self.undos = 0
         """Undos applied."""
-        self._codes = bytearray()
-        self._where: list[list[int]] = []
-        self._gaps: list[int] = []
+        # _codes, _where and _gaps are set by _index(), when a question first needs them.
         self._indexed = False  # whether _codes, _where and _gaps describe the cells
-        self._last = len(cells) - 1  # the last slot, for the bounds check of each move
         self._accepts = rules.fill.accepts
         self._random = random
         self._journal: list[_Entry] = []
+        self._journal_append = self._journal.append  # bound once: each move appends
         # moves_made is counted from the journal, so a move need not count itself.
         self._redeals_journaled = 0
         self._moves_undone = 0
@@ -263,16 +269,20 @@ class Engine:
         if type(action) is Move:
             # move(), written out: a replay spends most of its time here.
             source, target = action.source, action.target
-            cells, last = self.cells, self._last
-            if (0 <= source <= last and 0 <= target <= last and cells[target] is None
-                    and cells[source] is not None and self._accepts(cells, source, target)
-                    and (self._moves_end_at_win or not self.rules.won.is_won(cells))):
+            cells = self.cells
+            try:  # a slot past the last raises IndexError: cheaper than comparing with it
+                legal = (cells[target] is None and source >= 0 and target >= 0
+                         and cells[source] is not None and self._accepts(cells, source, target)
+                         and (self._moves_end_at_win or not self.rules.won.is_won(cells)))
+            except IndexError:
+                legal = False  # move_refusal below says which slot is off the board
+            if legal:
                 if self._indexed:
                     self.play(source, target)
                 else:  # only the cells: the index is built when a question needs it
                     cells[target] = cells[source]
                     cells[source] = None
-                self._journal.append(action)  # the action itself: no tuple to make
+                self._journal_append(action)  # the action itself: no tuple to make
                 return None
             return move_refusal(self.rules, cells, source, target) or _disagreement(source,
                                                                                     target)
@@ -293,7 +303,7 @@ class Engine:
         if refusal is not None:
             return refusal
         random = self._random or self._generator()
-        record = _RedealRecord(tuple(cells), self.rng_state)
+        record = _new_record((tuple(cells), self.rng_state))
         redeal_cells(rules.layout, cells, rules.keep, rules.placement, random)
         self._journal.append(record)  # after: a rule that raises leaves no record behind
         self._redeals_journaled += 1
@@ -410,7 +420,7 @@ def redeal_refusal(rules: Rules, cells: Cells, redeals_used: int,
     """
     if rules.redeals == 0:
         return Refusal("variant-has-no-redeal", f"{rules.name} has no redeal")
-    if not rules.unlimited_redeals and redeals_used >= rules.redeals:
+    if redeals_used >= rules.redeals and not rules.unlimited_redeals:
         used = ("the only redeal was" if rules.redeals == 1
                 else f"all {rules.redeals} redeals were")
         return Refusal("no-redeal-left", f"no redeal left: {used} used")
