@@ -50,20 +50,23 @@ class Reductions:
     heuristic_order: bool = True
     """Try the moves a player would like first (ordering only, never pruning)."""
 
-    def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]]
+    def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]], ordered: bool = True
                 ) -> Sequence[tuple[int, int]]:
         """The card moves to explore from this position, best first.
 
-        A subset of ``pairs`` when a reduction allows it, in the heuristic order.
+        A subset of ``pairs`` when a reduction allows it, in the heuristic
+        order; in ``pairs``' order when not ``ordered`` (a caller that
+        reorders them anyway).
         """
-        if len(pairs) < 2 or not (self.run_chains or self.heuristic_order):
+        ordered = ordered and self.heuristic_order
+        if len(pairs) < 2 or not (self.run_chains or ordered):
             return pairs
         ends = run_ends(engine.rules.layout, engine.cells)  # once, for both
         if self.run_chains and no_redeal_to_come(engine):
             chain = frozen_run_chain(engine, pairs, ends)
             if chain is not None:
                 return chain
-        if not self.heuristic_order:
+        if not ordered:
             return pairs
         return sorted(pairs, key=_Scorer(engine, ends).penalty)
 

@@ -41,8 +41,8 @@ SOLVER_VERSION: Final = "3"
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
 study sitting); 2: cheaper positions, beams balanced against the restarts,
-side-by-side pairs in the evaluation; 3: a resumable best-first search in
-place of the beams, by an evaluation for every fill rule
+side-by-side pairs in the evaluation; 3: a resumable best-first search
+beside the beams, both by an evaluation for every fill rule
 (:mod:`core.evaluation`: Manhattan distances where cards slide)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
@@ -162,12 +162,8 @@ def luby(number: int) -> int:
 RESTART_UNIT: Final = 2000
 """Positions in a restart of Luby length 1."""
 
-BEST_FIRST_SHARE: Final = 1
-"""Positions the best-first search gets for each position of the depth-first restarts."""
-
 BEAM_WIDTH: Final = 32
-"""The first beam search's width in :func:`shorten`; each later one doubles it, up to
-MAX_BEAM_DOUBLINGS times."""
+"""The first beam search's width; each later one doubles it, up to MAX_BEAM_DOUBLINGS times."""
 
 MAX_BEAM_DOUBLINGS: Final = 8
 
@@ -275,8 +271,8 @@ class _Search:
         if engine.won:
             return []
         ordered: list[tuple[int, int] | None] = list(
-            _reorder(self.reductions.explore(engine, engine.legal_pairs()), attempt,
-                     self.shuffler))
+            _reorder(self.reductions.explore(engine, engine.legal_pairs(), attempt == 0),
+                     attempt, self.shuffler))
         if not self._never_redeals and engine.redeal_refusal() is None:
             ordered.append(None)
         return ordered
@@ -299,29 +295,46 @@ class _Search:
     def run(self) -> list[Action] | None:
         """Return a winning line, or None when none exists; raise :class:`_Stop` at the budget.
 
-        Depth-first restarts take turns with one best-first search that
-        resumes where it stopped, each getting as many positions as the
-        other. Either can prove a loss: a restart by finishing, the
-        best-first search by running out of positions to expand.
+        Depth-first restarts take turns with beam searches of growing width
+        and with one best-first search that resumes where it stopped; the
+        restarts get half the positions, the beams and the best-first
+        search a quarter each (beams win most Montana-like deals and
+        sliding puzzles, the best-first search some the beams miss). A
+        restart proves a loss by finishing, the best-first search by
+        running out of positions to expand.
         """
         if self.engine.won:
             return []
-        attempt = in_best_first = 0
+        attempt = in_restarts = in_beams = in_best_first = beams = 0
+        beams_exhausted = False
         while True:
             attempt += 1
             cap = luby(attempt) * RESTART_UNIT
+            before = self.positions
             outcome = self.attempt(attempt - 1, self.positions + cap)
+            in_restarts += self.positions - before
             if outcome is not None:
                 return outcome or None  # [] means the start is dead: lost
             if not self.reductions.heuristic_order:
                 continue
-            share = BEST_FIRST_SHARE * (self.positions - in_best_first) - in_best_first
+            # The best-first search and beams get half as many positions as the restarts each.
+            share = in_restarts // 2 - in_best_first
             if share > 0:
                 before = self.positions
                 outcome = self.best_first(self.positions + share)
                 in_best_first += self.positions - before
                 if outcome is not None:
                     return outcome or None
+            while 2 * in_beams < in_restarts and not beams_exhausted:
+                # A beam runs to its end (cut short, its work would be lost), so it may
+                # overdraw its share; the next one waits until the restarts catch up.
+                before = self.positions
+                line = self.beam(BEAM_WIDTH << min(beams, MAX_BEAM_DOUBLINGS))
+                beams += 1
+                in_beams += self.positions - before
+                if line is not None:
+                    return line
+                beams_exhausted = self.positions == before  # nothing new to look at
 
     def best_first(self, until: int) -> list[Action] | None:
         """Expand the best-looking positions until ``until`` positions in all.
@@ -419,6 +432,7 @@ class _Search:
         None when it reached the cap.
         """
         engine, dead, live = self.engine, self.dead, self.live
+        play, key_of = engine.play, self.key
         self.shuffler = random.Random(order)
         live.clear()
         self.table_bytes -= self.live_bytes  # what the last restart left unproven is forgotten
@@ -451,14 +465,18 @@ class _Search:
                 continue
             action = frame.actions[frame.cursor]
             frame.cursor += 1
-            self.do(action)
-            key = self.key()
+            if action is None:
+                self.do(action)
+            else:
+                play(*action)
+            key = key_of()
             if key in dead:
                 self.undo(action)
                 continue
             seen_index = live.get(key)
             if seen_index is not None:
-                frame.low = min(frame.low, seen_index)
+                if seen_index < frame.low:
+                    frame.low = seen_index
                 self.undo(action)
                 continue
             counter += 1
