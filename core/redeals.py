@@ -27,14 +27,22 @@ from gapgrid.core.runs import Cells
 def _kept_per_row(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:
     """``keep.kept_per_row``, checked: one count for each row, each within its row."""
     kept = keep.kept_per_row(layout, cells)
+    if type(keep) is not KeepRuns:
+        _check_kept(layout, keep, kept)
+    return kept
+
+
+def _check_kept(layout: Layout, keep: KeepRule, kept: list[int]) -> None:
+    """Raise :class:`RuleError` unless ``kept`` holds one count per row, each within its row.
+
+    :class:`KeepRuns` counts each row's cards by construction; a plugin's rule is checked.
+    """
     if len(kept) != layout.rows:
         raise RuleError(f"{type(keep).__name__} kept slots in {len(kept)} rows, the layout has "
                         f"{layout.rows}")
-    # KeepRuns counts cards of the row by construction; a plugin's rule is checked.
-    if type(keep) is not KeepRuns and not all(0 <= count <= layout.rstep for count in kept):
+    if not all(0 <= count <= layout.rstep for count in kept):
         raise RuleError(f"{type(keep).__name__} kept {kept} slots per row; a row has "
                         f"{layout.rstep}")
-    return kept
 
 
 def gathered_slots(layout: Layout, cells: Cells, keep: KeepRule) -> list[int]:
@@ -57,9 +65,11 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
     tails: list[tuple[int, int]] = []
     gathered: list[int] = []
     picked: list[int | None] = []
-    for row_tails, count in zip(layout.row_tails, _kept_per_row(layout, cells, keep),
-                                strict=True):
-        first, end, slots = row_tails[count]  # _kept_per_row checked the row count
+    kept = keep.kept_per_row(layout, cells)  # _kept_per_row() written out: one call less
+    if type(keep) is not KeepRuns:
+        _check_kept(layout, keep, kept)
+    for row_tails, count in zip(layout.row_tails, kept, strict=True):
+        first, end, slots = row_tails[count]  # the count is checked to lie in its row
         tails.append((first, end))
         gathered += slots
         picked += cells[first:end]
@@ -127,8 +137,8 @@ def _first_of_each_row(layout: Layout, gathered: list[int]) -> list[int]:
 class KeepRuns:
     """A redeal keeps each row's run (see :mod:`core.runs`) and nothing else."""
 
-    def kept_per_row(self, layout: Layout, cells: Cells) -> list[int]:
-        return runs.run_lengths(layout, cells)
+    kept_per_row = staticmethod(runs.run_lengths)
+    """Each row's run length (:func:`core.runs.run_lengths` itself: no call in between)."""
 
 
 @attrs.frozen
