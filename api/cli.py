@@ -10,6 +10,7 @@ Other tools script against these exact forms:
 * ``gapgrid scoring [--json]``
 * ``gapgrid study VARIANT|all [--option KEY=VALUE ...] [--deals N] [--first-deal K]
   [--budget SECONDS] [--workers W | --dask ADDRESS] [--out FILE.csv] [--resume]``
+* ``gapgrid db upgrade``
 
 Each command reads its arguments into plain values, calls one use case of
 :mod:`gapgrid.api.services`, and prints the document it returns (with
