@@ -99,6 +99,9 @@ _CODE_OF: Final[dict[int | None, int]] = {None: GAP_CODE,
                                           **{card: card for card in range(GAP_CODE)}}
 """Each slot content's code: ``map(_CODE_OF.__getitem__, cells)`` codes a board in one C loop."""
 
+_UNREAD: Final[Hashable] = object()
+"""The engine's rng_state after a redeal, until asked: then it is read from the generator."""
+
 _STUCK: Final = RedealTiming.STUCK
 """Read once: an enum member looked up on its class costs some 170 ns, each redeal asks."""
 
@@ -132,7 +135,7 @@ class Engine:
 
     __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal",
                  "_journal_append", "_moves_end_at_win", "_moves_undone", "_random",
-                 "_redeals_journaled", "_where", "cells", "deal", "redeals_used", "rng_state",
+                 "_redeals_journaled", "_rng_state", "_where", "cells", "deal", "redeals_used",
                  "rules", "undos")
     _codes: bytearray
     _where: list[list[int]]
@@ -145,7 +148,7 @@ class Engine:
         self.deal = deal
         self.cells = cells
         self.redeals_used = redeals_used
-        self.rng_state = rng_state
+        self._rng_state = rng_state
         self.undos = 0
         """Undos applied."""
         # _codes, _where and _gaps are set by _index(), when a question first needs them.
@@ -172,6 +175,14 @@ class Engine:
         """Continue from a snapshot."""
         return cls(state.rules, state.deal, list(state.board.cells), state.redeals_used,
                    state.rng_state, history=state.history)
+
+    @property
+    def rng_state(self) -> Hashable:
+        """The generator's state, which decides the next redeal."""
+        state = self._rng_state
+        if state is _UNREAD:
+            state = self._rng_state = self._generator().getstate()
+        return state
 
     @property
     def moves_made(self) -> int:
@@ -303,11 +314,16 @@ class Engine:
         if refusal is not None:
             return refusal
         random = self._random or self._generator()
-        record = _new_record((tuple(cells), self.rng_state))
+        state = self._rng_state
+        if state is _UNREAD:  # the rng_state property, written out
+            state = random.getstate()
+        record = _new_record((tuple(cells), state))
         redeal_cells(rules.layout, cells, rules.keep, rules.placement, random)
         self._journal.append(record)  # after: a rule that raises leaves no record behind
         self._redeals_journaled += 1
-        self.rng_state = random.getstate()
+        # Read from the generator when asked (the next redeal's record, a
+        # snapshot, a search's key): a replay's last redeal never pays for it.
+        self._rng_state = _UNREAD
         self.redeals_used += 1
         self._indexed = False  # most of the board changed: rebuilt when a question needs it
         return None
@@ -326,7 +342,7 @@ class Engine:
             return Refusal("nothing-to-undo", "there is nothing to undo")
         if isinstance(entry, _RedealRecord):
             self.cells[:] = entry.cells
-            self.rng_state = entry.rng_state
+            self._rng_state = entry.rng_state
             if self._random is not None:
                 self._random.setstate(entry.rng_state)
             self.redeals_used -= 1
@@ -385,7 +401,7 @@ class Engine:
     def _generator(self) -> GameRandom:
         if self._random is None:
             self._random = self.deal.new_random()
-            self._random.setstate(self.rng_state)
+            self._random.setstate(self._rng_state)
         return self._random
 
 
