@@ -164,10 +164,11 @@ def write_table(rows: Sequence[dict[str, str]], slugs: Sequence[str], path: Path
         if summary["quantiles"] is None:
             continue
         variants[slug] = {"deals": summary["won"], "tried": summary["tried"],
+                          "solver_versions": _solver_versions(slug, rows),
                           "quantiles": [round(value, 6) for value in summary["quantiles"]]}
         pooled += [float(row["raw"]) for row in rows
                    if row["variant"] == slug and row["verdict"] == "won"]
-    table = {"method": difficulty.METHOD_VERSION, "solver_version": SOLVER_VERSION,
+    table = {"method": difficulty.METHOD_VERSION, "written_by_solver_version": SOLVER_VERSION,
              "budget_positions": positions, "variants": variants,
              "pooled": {"deals": len(pooled),
                         "quantiles": [round(value, 6)
@@ -192,6 +193,13 @@ def write_table(rows: Sequence[dict[str, str]], slugs: Sequence[str], path: Path
     path.write_text("\n".join(lines))
 
 
+def _solver_versions(slug: str, rows: Sequence[dict[str, str]]) -> list[str]:
+    """The solver versions that won ``slug``'s calibration deals: the effort measure counts
+    a solver's positions, so a table says which solver counted them."""
+    return sorted({row["solver_version"] for row in rows
+                   if row["variant"] == slug and row["verdict"] == "won"})
+
+
 def _python(value: Any, indent: int = 0) -> str:
     """``value`` as Python source, one key a line, short enough for the line limit."""
     pad = " " * (indent + 4)
@@ -209,19 +217,20 @@ def markdown(rows: Sequence[dict[str, str]], slugs: Sequence[str]) -> Iterator[s
     """The calibration table of ``docs/difficulty.md``."""
     yield ("| variant | deals tried | won (calibrated) | lost | raw at 25 % / 50 % / 75 % "
            "(easy / medium / hard / expert cut) | median solver positions | median playout "
-           "share | won by a playout at least once |")
-    yield "|---|---|---|---|---|---|---|---|"
+           "share | won by a playout at least once | solver |")
+    yield "|---|---|---|---|---|---|---|---|---|"
     for slug in slugs:
         summary = summarise(slug, rows)
         if summary["quantiles"] is None:
             yield (f"| {slug} | {summary['tried']} | 0 | {summary['lost']} | not calibrated "
-                   f"| | | |")
+                   f"| | | | |")
             continue
         quantiles = summary["quantiles"]
         cuts = " / ".join(f"{quantiles[index]:.3f}" for index in (5, 10, 15))
         yield (f"| {slug} | {summary['tried']} | {summary['won']} | {summary['lost']} | "
                f"{cuts} | {summary['median_positions']:,.0f} | "
-               f"{summary['median_share']:.3f} | {summary['wins_any_playout']} |")
+               f"{summary['median_share']:.3f} | {summary['wins_any_playout']} | "
+               f"{', '.join(_solver_versions(slug, rows))} |")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
