@@ -25,7 +25,7 @@ from gapgrid.api.config import ConfigError, database_from_environment
 from gapgrid.api.db import engine
 from gapgrid.api.db.schema import metadata
 from gapgrid.api.db.sortkeys import encode_sort_key
-from gapgrid.api.store import SCHEMA_VERSION
+from gapgrid.api.store import SCHEMA_VERSION, Player, Store
 from tests.postgres import Cluster
 
 # -- gapgrid before Alembic (schema version 3), verbatim -------------------------------------
@@ -275,3 +275,33 @@ def test_gapgrid_database_is_a_file_or_a_postgresql_url(tmp_path: Path) -> None:
 def test_the_store_s_schema_version_is_the_newest_revision_s() -> None:
     """What the store announces as SQLite's user_version is what the upgrade writes."""
     assert engine.user_version(engine.head()) == SCHEMA_VERSION
+
+
+PLAYERS_OF_VERSION_4 = """CREATE TABLE IF NOT EXISTS players (
+    player_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    token_digest TEXT,
+    created_at TEXT NOT NULL
+)"""
+"""The table gapgrid 1a0a2a7 added as schema version 4 (the last before Alembic), verbatim."""
+
+
+def test_a_version_4_database_keeps_its_players_and_gets_its_tallies(tmp_path: Path) -> None:
+    """A database of the last version before Alembic (4: players own their names) keeps
+    every row, its players' tokens included, and its tallies count what it holds."""
+    path = tmp_path / "gapgrid.sqlite3"
+    write_version_3_database(path)
+    with sqlite3.connect(path) as connection:
+        connection.execute(PLAYERS_OF_VERSION_4)
+        connection.executemany("INSERT INTO players VALUES (?, ?, ?, ?)",
+                               [("ann", "Ann", "digest of Ann's token", "t2"),
+                                ("ben", "Ben", None, "t3")])
+        connection.execute("PRAGMA user_version = 4")
+    store = Store(path)
+    for table, rows in ROWS.items():
+        assert table_rows(path, table) == rows, table
+    assert store.player("ann") == Player("ann", "Ann", "digest of Ann's token")
+    assert store.count("2026-11-29/montana") == 2 and store.count("2026-11-30/montana") == 1
+    assert store.rank("2026-11-29/montana", "ben", "par") == (2, 2)
+    assert store.leaderboard("2026-11-29/montana", "cards", 0, 10)[1] == 1
+    store.close()
