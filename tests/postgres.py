@@ -136,6 +136,14 @@ def start_cluster(*, durable: bool = False) -> tuple[Cluster | None, str]:
     return Cluster(work).start(folder, durable=durable), ""
 
 
+def missing(why: str) -> None:
+    """No PostgreSQL: the tests that need it fail in CI and skip elsewhere, saying why."""
+    if required():
+        pytest.fail(f"{why} (CI or GAPGRID_REQUIRE_POSTGRES is set: these tests must run)",
+                    pytrace=False)
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[Cluster]:
     """One PostgreSQL cluster for the whole session; a skip (or, in CI, a failure) saying
@@ -145,10 +153,7 @@ def postgres_cluster() -> Iterator[Cluster]:
     except (RuntimeError, OSError, subprocess.SubprocessError) as error:
         cluster, why = None, f"PostgreSQL could not be started: {error}"
     if cluster is None:
-        if required():
-            pytest.fail(f"{why} (CI or GAPGRID_REQUIRE_POSTGRES is set: these tests must "
-                        f"run)", pytrace=False)
-        pytest.skip(why)
+        missing(why)
     try:
         yield cluster
     finally:
