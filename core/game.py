@@ -134,7 +134,7 @@ class Engine:
     """
 
     __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal",
-                 "_journal_append", "_moves_end_at_win", "_moves_undone", "_random",
+                 "_journal_append", "_moves_undone", "_random",
                  "_redeals_journaled", "_rng_state", "_where", "cells", "deal", "redeals_used",
                  "rules", "undos")
     _codes: bytearray
@@ -153,7 +153,12 @@ class Engine:
         """Undos applied."""
         # _codes, _where and _gaps are set by _index(), when a question first needs them.
         self._indexed = False  # whether _codes, _where and _gaps describe the cells
-        self._accepts = rules.fill.accepts
+        # The fill's check, and the won check only under rules where a legal
+        # move may follow a win: one call per move either way.
+        accepts: Callable[[Cells, int, int], bool] = rules.fill.accepts
+        if not won_leaves_no_move(rules.fill, rules.won, rules.layout):
+            accepts = _unless_won(accepts, rules.won.is_won)
+        self._accepts = accepts
         self._random = random
         self._journal: list[_Entry] = []
         self._journal_append = self._journal.append  # bound once: each move appends
@@ -161,7 +166,6 @@ class Engine:
         self._redeals_journaled = 0
         self._moves_undone = 0
         self._base = history
-        self._moves_end_at_win = won_leaves_no_move(rules.fill, rules.won, rules.layout)
 
     @classmethod
     def start(cls, rules: Rules, deal: DealNumber) -> Engine:
@@ -283,8 +287,7 @@ class Engine:
             cells = self.cells
             try:  # a slot past the last raises IndexError: cheaper than comparing with it
                 legal = (cells[target] is None and source >= 0 and target >= 0
-                         and cells[source] is not None and self._accepts(cells, source, target)
-                         and (self._moves_end_at_win or not self.rules.won.is_won(cells)))
+                         and cells[source] is not None and self._accepts(cells, source, target))
             except IndexError:
                 legal = False  # move_refusal below says which slot is off the board
             if legal:
@@ -403,6 +406,14 @@ class Engine:
             self._random = self.deal.new_random()
             self._random.setstate(self._rng_state)
         return self._random
+
+
+def _unless_won(accepts: Callable[[Cells, int, int], bool], is_won: Callable[[Cells], bool]
+                ) -> Callable[[Cells, int, int], bool]:
+    """``accepts``, refusing every move once the game is won (see :func:`won_leaves_no_move`)."""
+    def accepts_unless_won(cells: Cells, source: int, target: int) -> bool:
+        return accepts(cells, source, target) and not is_won(cells)
+    return accepts_unless_won
 
 
 def move_refusal(rules: Rules, cells: Cells, source: int, target: int) -> Refusal | None:
