@@ -161,6 +161,9 @@ def _sliding_evaluation(rules: Rules) -> Evaluation:
     assignments: list[tuple[int, ...]] = []
     if rows == suits_in_play and rows <= _MAX_ASSIGNED_ROWS:
         assignments = list(itertools.permutations(range(rows)))
+    # Each assignment as the places of its costs in the flattened table, summed in C.
+    flat_assignments = [tuple(suit * rows + row for suit, row in enumerate(assignment))
+                        for assignment in assignments]
 
     def evaluate(engine: Engine) -> int:
         cells = engine.cells
@@ -187,8 +190,10 @@ def _sliding_evaluation(rules: Rules) -> Evaluation:
                 costs[target] += abs(row - target)
             placed.append((row, at, index, column))
         if assignments:
-            best, home = min((sum(vertical[suit][row] for suit, row in enumerate(assignment)),
-                              assignment) for assignment in assignments)
+            flat = [cost for costs in vertical for cost in costs]
+            totals = [sum(map(flat.__getitem__, places)) for places in flat_assignments]
+            best = min(totals)
+            home = assignments[totals.index(best)]
         else:
             home = tuple(costs.index(min(costs)) for costs in vertical)
             best = sum(min(costs) for costs in vertical)

@@ -340,13 +340,14 @@ class _Search:
         """Expand the best-looking positions until ``until`` positions in all.
 
         Greedy best-first search by the game's evaluation
-        (:mod:`core.evaluation`): the open positions wait in a heap, ties
-        going to the position found first, so the same input always gives
-        the same line. It resumes where the last call stopped. Returns the
-        winning line; ``[]`` when every position reachable has been seen
-        and none is won (the space is exhausted: lost, as sound as a
-        finished restart, since positions are skipped only when seen
-        before or proven dead, and moves only by the sound reductions); or
+        (:mod:`core.evaluation`), less the move cost it gives for each move
+        made: the open positions wait in a heap, ties going to the position
+        found last (a dive, and its engine needs no rebuilding), so the same
+        input always gives the same line. It resumes where the last call
+        stopped. Returns the winning line; ``[]`` when every position reachable
+        has been seen and none is won (the space is exhausted: lost, as sound as
+        a finished restart, since positions are skipped only when seen before or
+        proven dead, and moves only by the sound reductions); or
         None at ``until``. The engine is left as it was.
         """
         start = self.engine
