@@ -310,21 +310,25 @@ class Store:
         the stored one. The boolean says whether ``new`` was stored now. With ``claim``,
         the player is claimed first in the same transaction (:meth:`claim_player`): all of
         it happens, or none (:class:`NameTaken`)."""
+        body = json.dumps(new.body)
         with db.write(self.engine) as connection:
             if claim is not None:
                 _claim(connection, claim)
             submission_id = connection.execute(q.upsert(connection).submission, {
                 "puzzle_id": new.puzzle_id, "player": new.player,
                 "player_key": new.player_key, "moves_digest": new.moves_digest,
-                "body": json.dumps(new.body), "created_at": new.created_at}
+                "body": body, "created_at": new.created_at}
             ).scalar_one_or_none()
             if submission_id is not None:
                 q.count_player(connection, submission_id, new.puzzle_id)
                 q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
                 if new.winning_line is not None:
                     _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
-            row = connection.execute(q.STORED_SUBMISSION, {
-                "puzzle_id": new.puzzle_id, "player_key": new.player_key}).one()
+                # stored now: the row is what was just written, read back as text would be
+                row = (new.player, new.moves_digest, body)
+            else:
+                row = connection.execute(q.STORED_SUBMISSION, {
+                    "puzzle_id": new.puzzle_id, "player_key": new.player_key}).one()
         stored = Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2]))
         return stored, submission_id is not None
 
@@ -377,6 +381,19 @@ class Store:
             found = connection.execute(q.PLAYER_RANK, {
                 "puzzle_id": puzzle_id, "player_key": player_key, "scheme": scheme}).first()
         return (0, 0) if found is None else (1 + int(found[0]), int(found[1]))
+
+    def rank_if_all_ranked(self, puzzle_id: str, player_key: str, scheme: str
+                           ) -> tuple[int, int] | None:
+        """:meth:`rank` when every submission of the puzzle has a key for ``scheme`` (the
+        tallies say so, in the same statement); None when some lack one (or the player
+        has none), for the caller to key them (:meth:`unranked`) and ask :meth:`rank`.
+        One round trip where those two calls take two."""
+        with db.read(self.engine) as connection:
+            found = connection.execute(q.PLAYER_RANK_IF_ALL_RANKED, {
+                "puzzle_id": puzzle_id, "player_key": player_key, "scheme": scheme}).first()
+        if found is None or not found[2]:
+            return None
+        return 1 + int(found[0]), int(found[1])
 
     def leaderboard(self, puzzle_id: str, scheme: str, offset: int, limit: int
                     ) -> tuple[list[RankedSubmission], int]:

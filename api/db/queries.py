@@ -159,6 +159,11 @@ without a transaction, and one round trip."""
 ALL_RANKED: Final = select(PLAYERS.scalar_subquery() == RANKED.scalar_subquery())
 """Whether every submission of the puzzle has a key for the scheme, in one statement."""
 
+PLAYER_RANK_IF_ALL_RANKED: Final = PLAYER_RANK.add_columns(
+    PLAYERS.scalar_subquery() == RANKED.scalar_subquery())
+""":data:`PLAYER_RANK` and :data:`ALL_RANKED` in one statement (a submission's answer
+needs both: one round trip less)."""
+
 RANK_AND_TOTAL: Final = select(
     RANKED_IN_LOWER_BUCKETS.scalar_subquery() + RANKED_BEFORE_IN_BUCKET.scalar_subquery(),
     RANKED.scalar_subquery())
@@ -278,15 +283,19 @@ def insert_keys(connection: Connection, submission_id: int, puzzle_id: str,
     kept), and tally them. Schemes in name order, so that concurrent transactions lock
     tallies in one order (no deadlock on PostgreSQL)."""
     statements = upsert(connection)
-    for scheme in sorted(keys):
-        sort_key = encode_sort_key(keys[scheme][0])
-        inserted = connection.execute(statements.key, {
-            "submission_id": submission_id, "puzzle_id": puzzle_id, "scheme": scheme,
-            "sort_key": sort_key, "total": keys[scheme][1]}).scalar_one_or_none()
-        if inserted is not None:
-            connection.execute(statements.bucket, {
-                "puzzle_id": puzzle_id, "scheme": scheme, "bucket": bucket_of(sort_key),
-                "shard": submission_id % TALLY_SHARDS, "change": 1})
+    rows = {scheme: encode_sort_key(keys[scheme][0]) for scheme in sorted(keys)}
+    # One statement for the keys and one for their tallies, whatever the number of schemes
+    # (SQLAlchemy sends each list of parameters as one multi-row INSERT): a round trip and
+    # some 0.2 ms of Python less per scheme than a statement each.
+    inserted = set(connection.execute(statements.key, [
+        {"submission_id": submission_id, "puzzle_id": puzzle_id, "scheme": scheme,
+         "sort_key": sort_key, "total": keys[scheme][1]} for scheme, sort_key in rows.items()
+    ]).scalars().all()) if rows else set()
+    tallies = [{"puzzle_id": puzzle_id, "scheme": scheme, "bucket": bucket_of(sort_key),
+                "shard": submission_id % TALLY_SHARDS, "change": 1}
+               for scheme, sort_key in rows.items() if scheme in inserted]
+    if tallies:
+        connection.execute(statements.bucket, tallies)
 
 
 def delete_keys(connection: Connection, submission_id: int, puzzle_id: str) -> None:
