@@ -135,3 +135,12 @@ def test_games_beyond_montanas_fills_are_won(catalogue: Catalogue, slug: str, nu
     result = solve(state, Budget(seconds=None, positions=positions))
     assert result.verdict == "won", (slug, result)
     assert replay_from(state, result.line).won
+
+
+def test_the_best_first_search_gives_the_same_line_every_time(catalogue: Catalogue) -> None:
+    """A Jungle deal that the best-first search wins (after the first restart) gives one line."""
+    state = _start(catalogue, "jungle", 5)
+    budget = Budget(seconds=None, positions=10_000)
+    first, second = solve(state, budget), solve(state, budget)
+    assert first.verdict == "won" and first.positions > 2048  # past the first restart
+    assert first.line == second.line and first.positions == second.positions
