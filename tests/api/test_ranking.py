@@ -113,6 +113,25 @@ def test_a_scheme_loaded_later_ranks_earlier_submissions(tmp_path: Path, clock: 
     assert ranking(with_cards) == ("cards", expected(verified, "cards"))
 
 
+def test_a_submission_is_ranked_among_earlier_submissions_lacking_the_scheme(
+        tmp_path: Path, clock: Clock) -> None:
+    """The first submission to a server ranking by a scheme that earlier submissions lack
+    gets its rank among all of them (the answer's ``rank`` and ``players``), as the
+    leaderboard then shows it."""
+    settings = conftest.test_settings(tmp_path)
+    without_cards = create_app(settings, clock=clock,
+                               catalogue=plugins.load_catalogue(disabled=["scoring_cards"]))
+    lines = game_lines(without_cards.test_client(), 3)
+    submit_all(without_cards.test_client(), lines[:-1])
+    with_cards = create_app(attrs.evolve(settings, ranking="cards"), clock=clock,
+                            catalogue=plugins.load_catalogue(disabled=())).test_client()
+    answer = with_cards.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                             json={"player": "last", "moves": lines[-1]}).get_json()
+    board = {player: rank for rank, player, _ in ranking(with_cards)[1]}
+    assert len(board) == answer["players"] == len(lines)
+    assert answer["rank"] == board["last"]
+
+
 def test_a_missing_ranking_scheme_is_a_configuration_error(tmp_path: Path) -> None:
     """create_app refuses, in one line naming the setting, plugins that lack the scheme."""
     catalogue = plugins.load_catalogue(disabled=["scoring_par"])
