@@ -168,8 +168,8 @@ BEAM_WIDTH: Final = 8
 Narrow first beams are cheap on long games (a beam costs its width times the
 line's length times the moves per position): from 8 rather than 32, at
 100,000 positions a deal, Paganini II won 5 of 10 deals instead of 4 and
-Rectangular Rovers 10 instead of 9, and the anchors 10 of 30 instead of 9
-at 120,000 positions (bench/README.md)."""
+Rectangular Rovers 10 instead of 9, and 10 of the 30 anchors were won
+instead of 9 at 120,000 positions (bench/README.md)."""
 
 SHORTEN_WIDTH: Final = 32
 """The first beam's width in :func:`shorten` (a win is known there: wider beams, shorter lines)."""
