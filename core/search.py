@@ -543,18 +543,21 @@ def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Rand
     return shuffled
 
 
-def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0) -> tuple[Action, ...]:
+def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0,
+            positions: int | None = None) -> tuple[Action, ...]:
     """A winning line from ``state`` no longer than ``line`` (itself a winning line).
 
     A bounded pass: every detour that comes back to a position already
-    passed is cut out; then, while time remains, beam searches of growing
+    passed is cut out; then, while the budget lasts, beam searches of growing
     width look for shorter wins (a beam finds the shallowest win among the
     positions it keeps). The result is replayed by the engine like any line
-    the solver gives.
+    the solver gives. With ``positions``, the pass stops at that count, so
+    the same line always gives the same result (a puzzle's par does not
+    depend on the machine's load) as long as ``seconds`` is not reached first.
     """
     shortest = _without_detours(state, line)
-    search = _Search(Engine.from_state(state), Budget(seconds=seconds), None,
-                     reductions_for(state.rules))
+    search = _Search(Engine.from_state(state), Budget(seconds=seconds, positions=positions),
+                     None, reductions_for(state.rules))
     width = SHORTEN_WIDTH
     try:
         while width <= SHORTEN_WIDTH << MAX_BEAM_DOUBLINGS:

@@ -70,8 +70,12 @@ class CertifyBudget:
     max_candidates: int = 50
     """Candidates tried at most."""
 
-    shorten_seconds: float = 1.0
-    """Time of the shortening pass on the won line (after the searches)."""
+    shorten_positions: int | None = 20_000
+    """Positions of the shortening pass on the won line (after the searches): a count, not
+    seconds, so that a deal's par is the same on any machine, however busy."""
+
+    shorten_seconds: float = 5.0
+    """Time of the shortening pass at most (a bound for a machine far too busy)."""
 
     memory: int = 512 << 20
     """Table memory of one search, in bytes."""
@@ -149,7 +153,8 @@ def certify_candidates(rules: Rules, slug: str, candidates: Iterable[tuple[int |
                                      memory=budget.memory))
         tried.append(Tried(attempt, deal, result.verdict, result.positions, result.seconds))
         if result.verdict == "won":
-            line = shorten(state, result.line, seconds=budget.shorten_seconds)
+            line = shorten(state, result.line, seconds=budget.shorten_seconds,
+                           positions=budget.shorten_positions)
             rating = difficulty.rate(slug, str(deal), state, result.positions, calibration)
             return Certificate(deal, True, tuple(str(action) for action in line), rating,
                                tuple(tried))

@@ -88,8 +88,7 @@ POLL_SECONDS: Final = 0.1
 HINT_SEARCHES: Final = 2
 """Hint searches one process runs at once; more would only share the same cores."""
 
-PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidates=200,
-                                              shorten_seconds=3.0)
+PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidates=200)
 """What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise: up to 200
 candidates of 100,000 positions each (some 20 minutes on one core at worst, a few seconds
 usually); the half hour of wall time only stops it on a machine far too busy."""
@@ -340,7 +339,7 @@ class PuzzleService:
         seconds = self.settings.certify_seconds
         if seconds <= 0:
             return None
-        return certify.CertifyBudget(total_seconds=seconds, shorten_seconds=1.0)
+        return certify.CertifyBudget(total_seconds=seconds)
 
     def _certified(self, date: datetime.date, entry: VariantInfo | PresetInfo,
                    budget: certify.CertifyBudget | None = None, *, again: bool = False,

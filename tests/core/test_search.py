@@ -115,6 +115,17 @@ def test_shortening_keeps_a_winning_line_no_longer(catalogue: Catalogue) -> None
     assert replay_from(state, shorter).won
 
 
+def test_shortening_by_positions_gives_the_same_line_every_time(catalogue: Catalogue) -> None:
+    """A puzzle's par comes from a pass bounded by positions: the same won line shortens to
+    the same line each time, whatever the machine's load (a time bound alone did not)."""
+    state = _start(catalogue, "rectangular-rovers", 3)
+    line = solve(state, Budget(seconds=None, positions=60_000)).line
+    assert line
+    first = shorten(state, line, seconds=60.0, positions=5_000)
+    assert shorten(state, line, seconds=60.0, positions=5_000) == first
+    assert len(first) <= len(line) and replay_from(state, first).won
+
+
 def test_luby_sequence() -> None:
     """Restart lengths follow Luby's sequence."""
     assert [luby(number) for number in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1,
