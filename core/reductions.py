@@ -6,7 +6,8 @@ Two different things live here, and the difference matters:
   claim that no winning line is lost, proven in its docstring and checked
   by a test against a search without it on small layouts. Only these may
   shrink a ``lost`` proof.
-* **Ordering** (:meth:`Reductions.order`) only decides which move is tried
+* **Ordering** (:attr:`Reductions.heuristic_order`, in
+  :meth:`Reductions.explore`) only decides which move is tried
   first. It is a heuristic: it makes wins come sooner and cannot change a
   verdict, since every move is still tried.
 
@@ -84,14 +85,6 @@ class Reductions:
             return key  # a redeal to come tells the rows apart
         step = rules.layout.rstep
         return b"".join(sorted([key[start:start + step] for start in range(0, len(key), step)]))
-
-    def order(self, engine: Engine, pairs: Sequence[tuple[int, int]]
-              ) -> Sequence[tuple[int, int]]:
-        """The card moves ``pairs`` in the order to try them (all of them, always)."""
-        if not self.heuristic_order or len(pairs) < 2:
-            return pairs
-        return sorted(pairs, key=_Scorer(engine, run_ends(engine.rules.layout, engine.cells)
-                                         ).penalty)
 
 
 NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, heuristic_order=False)
