@@ -30,7 +30,7 @@ import itertools
 from collections.abc import Callable
 from typing import Final
 
-from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT, SUITS
+from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT, SUITS, make_card
 from gapgrid.core.fills import FillBase, RoversFill
 from gapgrid.core.game import Engine
 from gapgrid.core.layout import Layout
@@ -98,7 +98,7 @@ def final_columns(layout: Layout) -> tuple[int, ...]:
     columns = [-1] * CARDS_PER_DECK
     for column, rank in enumerate(layout.sequence_ranks):
         for suit in range(SUITS):
-            columns[suit * RANKS_PER_SUIT + rank] = column
+            columns[make_card(rank, suit)] = column
     return tuple(columns)
 
 
@@ -108,7 +108,7 @@ def _sequence_followers(layout: Layout) -> tuple[int, ...]:
     following = [-1] * CARDS_PER_DECK
     for rank, next_rank in itertools.pairwise(layout.sequence_ranks):
         for suit in range(SUITS):
-            following[suit * RANKS_PER_SUIT + rank] = suit * RANKS_PER_SUIT + next_rank
+            following[make_card(rank, suit)] = make_card(next_rank, suit)
     return tuple(following)
 
 
