@@ -302,6 +302,14 @@ class Store:
         with db.write(self.engine) as connection:
             _claim(connection, claim)
 
+    def unclaim(self, claim: PlayerClaim) -> None:
+        """Take back the token ``claim`` gave a name registered without one, if it is still
+        that token: for a request that claimed the name and was then refused, so that its
+        token, never given to anyone, does not lock the name."""
+        with db.write(self.engine) as connection:
+            connection.execute(q.UNCLAIM, {"claimed_key": claim.key,
+                                           "claimed_digest": claim.token_digest})
+
     # -- submissions -----------------------------------------------------------
 
     def submit(self, new: NewSubmission, claim: PlayerClaim | None = None
@@ -309,11 +317,15 @@ class Store:
         """Store ``new`` and its keys unless the player already has a submission; return
         the stored one. The boolean says whether ``new`` was stored now. With ``claim``,
         the player is claimed first in the same transaction (:meth:`claim_player`): all of
-        it happens, or none (:class:`NameTaken`)."""
-        body = json.dumps(new.body)
+        it happens, or none (:class:`NameTaken`); a name registered without a token keeps
+        the spelling it was registered in, in the stored submission too."""
         with db.write(self.engine) as connection:
             if claim is not None:
-                _claim(connection, claim)
+                registered_as = _claim(connection, claim)
+                if registered_as != new.player:  # claimed under the spelling it was stored in
+                    new = attrs.evolve(new, player=registered_as,
+                                       body={**new.body, "player": registered_as})
+            body = json.dumps(new.body)
             submission_id = connection.execute(q.upsert(connection).submission, {
                 "puzzle_id": new.puzzle_id, "player": new.player,
                 "player_key": new.player_key, "moves_digest": new.moves_digest,
@@ -432,14 +444,16 @@ def _insert_puzzle(connection: Connection, puzzle_id: str, date: str, slug: str,
         "created_at": created_at})
 
 
-def _claim(connection: Connection, claim: PlayerClaim) -> None:
+def _claim(connection: Connection, claim: PlayerClaim) -> str:
     """Register or claim a name inside the caller's transaction (see
-    :meth:`Store.claim_player`)."""
+    :meth:`Store.claim_player`); return the name as registered (a name claimed keeps the
+    spelling it was first stored in)."""
     claimed = connection.execute(q.upsert(connection).claim, {
         "player_key": claim.key, "name": claim.name, "token_digest": claim.token_digest,
         "created_at": claim.created_at}).first()
     if claimed is None:
         raise NameTaken(claim.name)
+    return str(claimed[1])
 
 
 def _puzzle_deal(connection: Connection, puzzle_id: str) -> str | None:

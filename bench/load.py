@@ -144,10 +144,24 @@ def submission_games(url: str) -> tuple[str, list[list[str]]]:
     return path + "/submissions", [line[:count] for count in range(1, 13)]
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far, in ticks of /proc/stat: all of it, and the part
+    stolen by the hypervisor for other guests (0 where /proc/stat is missing)."""
+    try:
+        fields = [int(field) for field in Path("/proc/stat").read_text().split("\n")[0]
+                  .split()[1:9]]
+    except (OSError, ValueError):
+        return 0, 0
+    return sum(fields), fields[7]
+
+
 def run_wrk(servers: list[tuple[Any, str]], scripts: list[Path], connections: int,
             seconds: int) -> dict[str, Any]:
-    """One wrk per server at once; the summed throughput and the worse percentiles."""
+    """One wrk per server at once; the summed throughput, the worse percentiles, and the
+    share of CPU time the hypervisor gave other guests meanwhile (a run on a shared host
+    is slower for it: the figure tells a noisy run from a slower server)."""
     share = max(1, connections // len(servers))
+    total_before, stolen_before = cpu_ticks()
     runs = [subprocess.Popen(["wrk", "-t1", f"-c{share}", f"-d{seconds}s", "-s", str(script),
                               url], stdout=subprocess.PIPE, text=True)
             for (_, url), script in zip(servers, scripts, strict=True)]
@@ -158,7 +172,9 @@ def run_wrk(servers: list[tuple[Any, str]], scripts: list[Path], connections: in
         if not found:
             raise SystemExit(output)
         results.append(json.loads(found.group(1)))
-    return {"requests": sum(result["requests"] for result in results),
+    total_after, stolen_after = cpu_ticks()
+    stolen = (stolen_after - stolen_before) / max(1, total_after - total_before)
+    return {"stolen": stolen, "requests": sum(result["requests"] for result in results),
             "per_second": sum(result["requests"] / result["seconds"] for result in results),
             "p50_ms": max(result["p50_us"] for result in results) / 1000,
             "p99_ms": max(result["p99_us"] for result in results) / 1000,
@@ -197,7 +213,8 @@ def phase(name: str, database: str | None, args: argparse.Namespace, servers_cou
 def report(name: str, what: str, setup: str, result: dict[str, Any]) -> None:
     print(f"{name}, {setup}: {result['per_second']:,.0f} {what}/s "
           f"({result['requests']:,} in the run), median {result['p50_ms']:.1f} ms, "
-          f"p99 {result['p99_ms']:.1f} ms, failed {result['failed']}", flush=True)
+          f"p99 {result['p99_ms']:.1f} ms, failed {result['failed']}; "
+          f"CPU stolen by the host {100 * result['stolen']:.0f} %", flush=True)
 
 
 def main() -> None:

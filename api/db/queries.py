@@ -178,6 +178,10 @@ INSERT_HINT: Final = hints.insert()
 UPDATE_SUBMISSION: Final = submissions.update().where(
     submissions.c.id == bindparam("submission_id"))
 
+UNCLAIM: Final = players.update().where(
+    players.c.player_key == bindparam("claimed_key"),
+    players.c.token_digest == bindparam("claimed_digest")).values(token_digest=None)
+
 DELETE_KEYS: Final = ranking_keys.delete().where(
     ranking_keys.c.submission_id == bindparam("submission_id")).returning(
     ranking_keys.c.scheme, ranking_keys.c.sort_key)
@@ -209,8 +213,8 @@ class Upserts:
     """Adds ``change`` to a bucket's keys (made at 0)."""
 
     claim: Any
-    """Registers a name, or gives a name without a token its token; returns the key when it
-    did (nothing: the name has a token already)."""
+    """Registers a name, or gives a name without a token its token; returns the key and the
+    name as stored when it did (nothing: the name has a token already)."""
 
     lease: Any
     """Takes a lease, or renews it, unless another owner holds it unexpired (``now``);
@@ -249,7 +253,8 @@ def upserts(dialect: str) -> Upserts:
         claim=claim.on_conflict_do_update(
             index_elements=[players.c.player_key],
             set_={"token_digest": claim.excluded.token_digest},
-            where=players.c.token_digest.is_(None)).returning(players.c.player_key),
+            where=players.c.token_digest.is_(None)).returning(players.c.player_key,
+                                                              players.c.name),
         lease=lease.on_conflict_do_update(
             index_elements=[leases.c.name],
             set_={"owner": lease.excluded.owner, "expires_at": lease.excluded.expires_at},

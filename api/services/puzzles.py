@@ -640,18 +640,33 @@ class PuzzleService:
         """
         puzzle = self._live_puzzle(day, variant)
         now = self.clock()
-        identity = players.identify(self.store, player, player_token,
-                                    max_length=self.settings.max_player_length, now=iso(now))
+        name = player
+        # Without a token, the name is claimed when the submission is stored (one read fewer
+        # a submission: issue 13's load); a name some player owns is refused then, so such a
+        # refusal costs a verification and a rolled-back write instead of one read (bounded,
+        # and rate-limited like any submission).
+        identity = (self._identify(name, player_token, now) if player_token is not None else
+                    players.registration_to_check(
+                        name, max_length=self.settings.max_player_length, now=iso(now)))
         player = identity.name
         actions = games.actions_of(moves)
-        elapsed = None if token is None else self.token_elapsed(token, puzzle["id"],
-                                                                identity.key)
+        try:
+            elapsed = None if token is None else self.token_elapsed(token, puzzle["id"],
+                                                                    identity.key)
+        except ServiceError:
+            if player_token is None:
+                self._identify(name, player_token, now)  # an owned name is refused first
+            raise
         assisted = token is not None and self.store.hints_for(token_digest(token)) > 0
         verified = games.verify(self.catalogue, variant=puzzle["variant"], deal=puzzle["deal"],
                                 moves=[str(action) for action in actions],
                                 options=puzzle["options"], elapsed=elapsed, assisted=assisted)
         report = verified.document
         if not verified.ok:
+            if player_token is None:
+                # nothing is stored: check the name now (a name some player owns is refused)
+                identity = self._identify(name, player_token, now)
+                player = identity.name
             return Submitted({"puzzle": puzzle["id"], "player": player, "stored": False,
                               "submitted_at": None, "elapsed_seconds": elapsed,
                               "assisted": assisted, "result": report, "rank": None,
@@ -671,9 +686,18 @@ class PuzzleService:
             winning_line=None if line is None else tuple(str(action) for action in line))
         try:
             stored, created = self.store.submit(new, identity.claim)
-        except NameTaken:  # registered by another request since identify() looked
+        except NameTaken:  # a player owns the name (registered before, or meanwhile)
+            self._identify(name, player_token, now)  # refuses, naming the owner as stored
             raise players.unauthenticated(player) from None
         if not created and stored.moves_digest != digest:
+            if identity.claim is not None and player_token is None:
+                # a name an upgrade registered without a token, claimed just now: the
+                # submission goes under the spelling the name is registered in
+                registered = self.store.player(identity.key)
+                if registered is not None and registered.name != player:
+                    player = registered.name
+                    document = {**document, "player": player}
+                    new = attrs.evolve(new, player=player, body=document)
             start = self._start_cards_in_sequence(puzzle["id"])
             # A game that got nowhere (an accidental empty submit) does not lock its player
             # out: the first submission with progress takes its place.
@@ -682,6 +706,8 @@ class PuzzleService:
                     and self.store.replace_submission(new, stored.moves_digest)):
                 stored, created = Submission(player, digest, document), True
             else:
+                if identity.claim is not None:  # its token is not given with a refusal
+                    self.store.unclaim(identity.claim)
                 raise ServiceError(f"{stored.player} already has a submission for "
                                    f"{puzzle['id']}; the first verified submission with "
                                    f"progress is the one that counts",
@@ -697,6 +723,11 @@ class PuzzleService:
         if identity.token is not None:
             answer["player_token"] = identity.token
         return Submitted(answer, created=created)
+
+    def _identify(self, name: str, player_token: str | None, now: datetime.datetime
+                  ) -> players.Identity:
+        return players.identify(self.store, name, player_token,
+                                max_length=self.settings.max_player_length, now=iso(now))
 
     # -- leaderboard -----------------------------------------------------------
 

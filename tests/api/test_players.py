@@ -22,6 +22,7 @@ from gapgrid.api.services.puzzles import PuzzleService
 from gapgrid.api.store import NewSubmission, Store
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import new_game
+from gapgrid.core.search import Budget, solve
 from tests.api import conftest
 from tests.api.live import LiveServer, request
 
@@ -252,5 +253,58 @@ def test_an_old_name_is_claimed_by_its_first_later_submission(tmp_path: Path) ->
     with pytest.raises(ServiceError) as refused:
         service.submit(day, "montana", player="old timer", moves=[move])
     assert refused.value.fault is Fault.UNAUTHENTICATED
+    assert "Old Timer" in str(refused.value)  # the owner, as the name was first stored
+    legal = {str(action) for action in new_game(catalogue.rules("montana"),
+                                                parse_deal_number(deal)).legal_moves()}
+    illegal = next(move for move in ("0-1", "1-2", "2-3") if move not in legal)
+    with pytest.raises(ServiceError) as refused:  # an illegal game is refused the same way
+        service.submit(day, "montana", player="old timer", moves=[illegal])
+    assert refused.value.fault is Fault.UNAUTHENTICATED
+    with pytest.raises(ServiceError) as refused:  # so is one with a bad start token too
+        service.submit(day, "montana", player="old timer", moves=[move], token="forged")
+    assert refused.value.fault is Fault.UNAUTHENTICATED
     assert not service.submit(day, "montana", player="old timer", moves=[move],
                               player_token=token).created
+
+
+def test_an_old_name_with_a_game_today_keeps_its_spelling_and_is_not_locked(tmp_path: Path
+                                                                             ) -> None:
+    """A name an upgrade left without a token, whose player has today's submission: an
+    empty one is replaced by the first with progress, sent under another spelling, which
+    is stored and ranked under the name as registered; a submission refused because one
+    with progress is stored leaves the name without a token (no token nobody got locks
+    it)."""
+    catalogue = plugins.load_catalogue(disabled=())
+    service = PuzzleService.open(conftest.test_settings(tmp_path), catalogue,
+                                 clock=conftest.Clock())
+    day = conftest.TODAY
+    state = new_game(catalogue.rules("montana"),
+                     parse_deal_number(service.puzzle(day, "montana").document["deal"]))
+    won = solve(state, Budget(seconds=60, positions=200_000))
+    assert won.verdict == "won"
+    start, after = state.board.cards_in_sequence(), state
+    for count, action in enumerate(won.line, 1):  # the line's first moves with progress
+        after = after.apply(action)
+        if after.board.cards_in_sequence() > start:
+            progress = [str(move) for move in won.line[:count]]
+            break
+
+    def forget_token() -> None:  # as an upgrade leaves a name
+        with sqlite3.connect(service.settings.database) as connection:
+            connection.execute("UPDATE players SET token_digest = NULL")
+
+    assert service.submit(day, "montana", player="Old Timer", moves=[]).created
+    forget_token()
+    replaced = service.submit(day, "montana", player="OLD TIMER", moves=progress)
+    assert replaced.created and replaced.document["player"] == "Old Timer"
+    assert replaced.document["player_token"]
+    board = service.leaderboard(day, "montana")
+    assert [entry["player"] for entry in board["entries"]] == ["Old Timer"]
+
+    forget_token()
+    with pytest.raises(ServiceError) as refused:
+        service.submit(day, "montana", player="old timer",
+                       moves=[str(move) for move in won.line[:len(progress) + 1]])
+    assert refused.value.fault is Fault.CONFLICT
+    registered = service.store.player(player_key("old timer"))
+    assert registered is not None and registered.token_digest is None
