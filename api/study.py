@@ -2,13 +2,16 @@
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
 [--budget SECONDS] [--max-positions P] [--workers W | --dask ADDRESS] [--out FILE.csv]
-[--resume]`` solves PySolFC game numbers K .. K+N-1 with the solver
+[--resume | --retry-unknown]`` solves PySolFC game numbers K .. K+N-1 with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
 handling and the statistics). When the study ends, or is interrupted, the
 file is sorted by deal, so it is the same whatever ran it, and a summary is
 printed: won, lost, unknown, the winnable share with its 95 % Wilson
 interval, and the bounds that counting every unknown as lost or as won gives.
+``--retry-unknown`` escalates a study already run: the deals whose row is
+unknown at a smaller budget are solved again at the one given, and each new
+row, appended like any other, replaces the old one when the file is sorted.
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -40,7 +43,7 @@ from gapgrid.api.services.study import (
     StudyRow,
     StudySettings,
     check_resumable,
-    iter_rows,
+    iter_latest_rows,
     options_text,
     read_study_file,
     sort_study_file,
@@ -240,10 +243,15 @@ def _progress_bar(total: int, initial: int) -> Any:
               help="The CSV file (default: study-VARIANT[-OPTIONS].csv here).")
 @click.option("--resume", is_flag=True,
               help="Continue the study in --out, skipping the deals it already has.")
+@click.option("--retry-unknown", is_flag=True,
+              help="Solve again, at this larger budget, the deals --out left unknown at a "
+                   "smaller one (only those of --first-deal/--deals when given); each new "
+                   "row replaces the old one. Run again after an interruption.")
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
-          dask_address: str | None, out: Path | None, resume: bool) -> None:
+          dask_address: str | None, out: Path | None, resume: bool,
+          retry_unknown: bool) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
     game can be won.
 
@@ -253,6 +261,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     nothing: run the same command with --resume to go on. At the end the
     file is sorted by deal and a summary printed. Exit status 2 for a usage
     error, 130 when interrupted.
+
+    --retry-unknown escalates a finished study: the deals it left unknown are
+    solved again at the larger budget given, and their rows record it.
     """
     catalogue = load_catalogue(ctx)
     option_values = parse_option_pairs(options)
@@ -280,16 +291,17 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                              budget_seconds=budget, budget_positions=max_positions)
     option_pairs = tuple(sorted(option_values.items()))
     numbers = range(first_deal, first_deal + deals)
+    if retry_unknown:
+        sources = ctx.get_parameter_source
+        explicit = any(sources(name) is not click.core.ParameterSource.DEFAULT
+                       for name in ("deals", "first_deal"))
+        _study_retry(ctx, path, settings, slugs, option_pairs, numbers if explicit else None,
+                     runner_for=functools.partial(_runner, dask_address, workers))
+        return
     total = len(slugs) * deals
-    interrupted = False
     with ExitStack() as stack:
         # The runner first: a missing dask or an unreachable scheduler leaves no file behind.
-        if dask_address is not None:
-            runner = dask_runner(stack, dask_address)
-        elif workers > 1:
-            runner = process_runner(stack, workers)
-        else:
-            runner = run_serially
+        runner = _runner(dask_address, workers, stack)
         handle, done = _open_for_append(path, resume, settings, slugs)
         stack.callback(handle.close)
         already = sum(1 for slug in slugs for number in numbers
@@ -302,26 +314,96 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                           budget_seconds=budget, budget_positions=max_positions)
                  for slug in slugs for number in numbers
                  if (slug, settings.options, number) not in done)
-        bar = stack.enter_context(_progress_bar(total, already))
-        try:
-            for row in runner(tasks):
-                if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
-                    raise click.ClickException(
-                        f"a worker solved game {row.game_number} with solver version "
-                        f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
-                        f"install the same gapgrid on every worker")
-                # One write per whole line, flushed at once: a crash leaves whole rows and
-                # at worst one partial last line, which resuming cuts off.
-                handle.write(row.csv_line().encode())
-                handle.flush()
-                bar.update(1)
-        except KeyboardInterrupt:
-            interrupted = True
+        interrupted = _write_rows(stack, handle, runner, tasks, total, already)
+    _finish(ctx, path, interrupted, " with --resume")
+
+
+def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
+    """Where the deals are solved: this process, a pool of ``workers``, or a Dask cluster."""
+    if dask_address is not None:
+        return dask_runner(stack, dask_address)
+    if workers > 1:
+        return process_runner(stack, workers)
+    return run_serially
+
+
+def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Iterable[DealTask],
+                total: int, already: int) -> bool:
+    """Solve ``tasks`` and append their rows to ``handle`` as they come, under a progress bar;
+    return whether Ctrl-C stopped it."""
+    bar = stack.enter_context(_progress_bar(total, already))
+    try:
+        for row in runner(tasks):
+            if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
+                raise click.ClickException(
+                    f"a worker solved game {row.game_number} with solver version "
+                    f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
+                    f"install the same gapgrid on every worker")
+            # One write per whole line, flushed at once: a crash leaves whole rows and
+            # at worst one partial last line, which resuming cuts off.
+            handle.write(row.csv_line().encode())
+            handle.flush()
+            bar.update(1)
+    except KeyboardInterrupt:
+        return True
+    return False
+
+
+def _finish(ctx: click.Context, path: Path, interrupted: bool, again: str) -> None:
+    """Sort the file (keeping each deal's latest row), print the summary, and exit 130 when
+    interrupted."""
     sort_study_file(path)
-    for summary in summarise(row for _, row in iter_rows(path)):
+    for summary in summarise(iter_latest_rows(path)):
         click.echo("\n".join(summary.lines()))
     if interrupted:
         click.echo(f"gapgrid: interrupted; the rows so far are in {path}: run the same "
-                   f"command with --resume to go on", err=True)
+                   f"command{again} to go on", err=True)
         ctx.exit(EXIT_INTERRUPTED)
 
+
+def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
+                 option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
+                 runner_for: Callable[[ExitStack], Runner]) -> None:
+    """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
+    study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
+    only, when given), appending their new rows."""
+    if not (path.exists() and path.is_file() and path.stat().st_size > 0):
+        raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
+                                 f"unknown deals of a study already run", param_hint="--out")
+    try:
+        found = read_study_file(path)
+        check_resumable(path, found, settings, slugs, retry=True)
+    except StudyFileError as error:
+        raise click.BadParameter(str(error), param_hint="--out") from None
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
+                                 param_hint="--out") from None
+    chosen = set(slugs)
+    retry = sorted(key for key, before in found.unknown.items()
+                   if key[0] in chosen and key[1] == settings.options
+                   and (numbers is None or key[2] in numbers) and settings.exceeds(before))
+    smaller = [found.unknown[key] for key in retry]
+    if not retry:
+        click.echo(f"gapgrid: no deal of {path} is unknown at a budget smaller than "
+                   f"{settings.budget_text()}: nothing to retry", err=True)
+        _finish(ctx, path, False, "")
+        return
+    was = sorted({before.budget_text() for before in smaller})
+    click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
+               f"{settings.budget_text()} (they had {' or '.join(was)})", err=True)
+    tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
+                      budget_seconds=settings.budget_seconds,
+                      budget_positions=settings.budget_positions)
+             for variant, _, number in retry)
+    with ExitStack() as stack:
+        runner = runner_for(stack)
+        try:
+            handle = path.open("r+b")
+        except OSError as error:
+            raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
+                                     param_hint="--out") from None
+        stack.callback(handle.close)
+        handle.truncate(found.complete_bytes)  # a partial last line goes, as on resuming
+        handle.seek(found.complete_bytes)
+        interrupted = _write_rows(stack, handle, runner, tasks, len(retry), 0)
+    _finish(ctx, path, interrupted, "")

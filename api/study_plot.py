@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from gapgrid.api.services.study import StudyFileError, Summary, iter_rows, summarise
+from gapgrid.api.services.study import StudyFileError, Summary, iter_latest_rows, summarise
 
 
 def read_summaries(folder: Path) -> list[Summary]:
@@ -27,7 +27,7 @@ def read_summaries(folder: Path) -> list[Summary]:
     summaries = []
     for path in files:
         try:
-            summaries.extend(summarise(row for _, row in iter_rows(path)))
+            summaries.extend(summarise(iter_latest_rows(path)))
         except StudyFileError as error:
             raise click.BadParameter(str(error), param_hint="DIR") from None
     return sorted(summaries, key=lambda summary: summary.label)
@@ -41,8 +41,8 @@ def markdown_table(summaries: Sequence[Summary]) -> str:
     """The studies as a Markdown table, one row per variant and options."""
     lines = ["| variant (options) | deals | won | lost | unknown | winnable share of the "
              "decided, 95 % interval | unknown as lost .. as won (95 %) | median s to a "
-             "decision |",
-             "|---|---:|---:|---:|---:|---|---|---:|"]
+             "decision | budget a deal |",
+             "|---|---:|---:|---:|---:|---|---|---:|---|"]
     for summary in summaries:
         winnable = summary.winnable
         share = ("-" if winnable is None else
@@ -54,7 +54,7 @@ def markdown_table(summaries: Sequence[Summary]) -> str:
         median = "-" if summary.median_seconds is None else f"{summary.median_seconds:.2f}"
         unknown = f"{summary.unknown} ({_percent(summary.unknown / summary.deals)})"
         lines.append(f"| `{summary.label}` | {summary.deals} | {summary.won} | {summary.lost} "
-                     f"| {unknown} | {share} | {bounds} | {median} |")
+                     f"| {unknown} | {share} | {bounds} | {median} | {summary.budget_text()} |")
     return "\n".join(lines)
 
 
@@ -93,9 +93,11 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
     axes.set_axisbelow(True)
     versions = sorted({summary.solver_version for summary in summaries})
     budgets = sorted({summary.budget_seconds for summary in summaries})
+    retried = sorted({budget for summary in summaries for budget, _ in summary.retries})
+    retry_text = f"; unknown deals retried at {' or '.join(retried)}" if retried else ""
     axes.set_title(f"How often each game can be won: gapgrid's solver (version "
                    f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
-                   f"s per deal", fontsize=10)
+                   f"s per deal{retry_text}", fontsize=10)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     pyplot.close(figure)

@@ -57,13 +57,26 @@ class StudySettings:
     budget_positions: int | None
     """The positions cap per deal, or None for none."""
 
+    def exceeds(self, other: StudySettings) -> bool:
+        """Tell whether this budget is larger than ``other``'s: no smaller in seconds or in
+        positions (no cap counting as the largest), larger in at least one."""
+        def cap(positions: int | None) -> float:
+            return math.inf if positions is None else positions
+
+        mine, theirs = cap(self.budget_positions), cap(other.budget_positions)
+        return (self.budget_seconds >= other.budget_seconds and mine >= theirs
+                and (self.budget_seconds > other.budget_seconds or mine > theirs))
+
+    def budget_text(self) -> str:
+        """The budget in words: ``10 s`` or ``10 s or 100,000 positions``."""
+        positions = (f" or {self.budget_positions:,} positions"
+                     if self.budget_positions is not None else "")
+        return f"{self.budget_seconds:g} s{positions}"
+
     def describe(self) -> str:
         """The settings in words, for an error message."""
-        positions = (f", at most {self.budget_positions:,} positions"
-                     if self.budget_positions is not None else "")
         options = f"options {self.options!r}" if self.options else "no options"
-        return (f"{options}, solver version {self.solver_version}, "
-                f"budget {self.budget_seconds:g} s{positions}")
+        return f"{options}, solver version {self.solver_version}, budget {self.budget_text()}"
 
 
 @attrs.frozen
@@ -171,7 +184,11 @@ class StudyFile:
     """The keys (:attr:`StudyRow.key`) of the deals it has a row for."""
 
     settings: frozenset[StudySettings]
-    """The settings its rows were solved under (one, for a file written by one study)."""
+    """The settings its rows were solved under: one for a study run once, more when some
+    deals were retried at a larger budget (``--retry-unknown``)."""
+
+    unknown: Mapping[tuple[str, str, int], StudySettings]
+    """The deals whose latest row is ``unknown``, with the settings of that row."""
 
     variants: frozenset[str]
     complete_bytes: int
@@ -205,10 +222,27 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
                 raise StudyFileError(f"{path}, line {number}: {error}") from None
 
 
+def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
+    """The rows of the study file at ``path`` that count: the latest one of each deal.
+
+    A retry at a larger budget (``--retry-unknown``) appends a deal's new row
+    after its unknown one, and the file is sorted, keeping only the latest
+    row, when the command ends; a file cut short before that may hold both.
+    Two passes, holding one key and offset per deal rather than the rows.
+    """
+    latest: dict[tuple[str, str, int], int] = {}
+    for offset, row in iter_rows(path):
+        latest[row.key] = offset
+    for offset, row in iter_rows(path):
+        if latest[row.key] == offset:
+            yield row
+
+
 def read_study_file(path: Path) -> StudyFile:
     """Read what is done in the study file at ``path`` (memory: one key per row)."""
     done: set[tuple[str, str, int]] = set()
     settings: set[StudySettings] = set()
+    unknown: dict[tuple[str, str, int], StudySettings] = {}
     variants: set[str] = set()
     complete = 0
     with path.open("rb") as handle:
@@ -218,21 +252,40 @@ def read_study_file(path: Path) -> StudyFile:
     for offset, row in iter_rows(path):
         done.add(row.key)
         settings.add(row.settings)
+        if row.verdict == "unknown":
+            unknown[row.key] = row.settings
+        else:
+            unknown.pop(row.key, None)
         variants.add(row.variant)
         complete = offset
-    return StudyFile(done=frozenset(done), settings=frozenset(settings),
+    return StudyFile(done=frozenset(done), settings=frozenset(settings), unknown=unknown,
                      variants=frozenset(variants), complete_bytes=complete)
 
 
 def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
-                    variants: Iterable[str]) -> None:
-    """Refuse to add this study's rows to a file written under other settings or variants."""
-    other = sorted((each for each in found.settings if each != settings), key=repr)
+                    variants: Iterable[str], retry: bool = False) -> None:
+    """Refuse to add this study's rows to a file written under other settings or variants.
+
+    Resuming needs the same options and solver version, and every row's
+    budget to be this study's or a larger one (deals retried since with
+    ``--retry-unknown``); a retry (``retry``) needs the same options and
+    solver version, whatever the budgets.
+    """
+    same_study = [each for each in found.settings
+                  if (each.options, each.solver_version)
+                  == (settings.options, settings.solver_version)]
+    if retry:
+        other = sorted(set(found.settings) - set(same_study), key=repr)
+    else:
+        other = sorted((each for each in found.settings
+                        if each != settings and not (each in same_study
+                                                     and each.exceeds(settings))), key=repr)
     if other:
+        advice = ("Retry it with the same options and solver version" if retry else
+                  "Resume it with the same options and budget (and the same solver version)")
         raise StudyFileError(
             f"{path} was written with {other[0].describe()}; this study has "
-            f"{settings.describe()}. Resume it with the same options and budget "
-            f"(and the same solver version), or choose another --out")
+            f"{settings.describe()}. {advice}, or choose another --out")
     foreign = sorted(found.variants - set(variants))
     if foreign:
         raise StudyFileError(f"{path} holds deals of {', '.join(foreign)}, which this study "
@@ -247,13 +300,13 @@ def sort_study_file(path: Path) -> None:
     workers. Only each row's key and place are held in memory; the lines
     are copied from the file. The new file replaces the old one atomically,
     so an interruption leaves one or the other. A partial last line is
-    dropped; of two rows for one deal (which this command never writes)
-    the first is kept.
+    dropped; of two rows for one deal (an unknown one and its retry at a
+    larger budget) the later is kept.
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
     start = len(HEADER_LINE.encode())
     for end, row in iter_rows(path):
-        places.setdefault(row.key, (start, end - start))
+        places[row.key] = (start, end - start)
         start = end
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                          suffix=".tmp")
@@ -320,9 +373,14 @@ class Summary:
 
     budget_seconds: float
     budget_positions: int | None
+    """The study's budget: the smallest its rows were solved under."""
+
     solver_version: str
     first_deal: int
     last_deal: int
+    retries: tuple[tuple[str, int], ...] = ()
+    """Larger budgets some deals were retried under (``--retry-unknown``), each in words
+    with the number of deals whose row it decided or left unknown, smallest first."""
 
     @property
     def deals(self) -> int:
@@ -349,6 +407,16 @@ class Summary:
         """The share if every unknown deal were won: (won + unknown) / deals (the high bound)."""
         return wilson_interval(self.won + self.unknown, self.deals)
 
+    def budget_text(self) -> str:
+        """The budget in words, with the larger ones: ``10 s (60 s for 8 deals)``."""
+        first = StudySettings(self.options, self.solver_version, self.budget_seconds,
+                              self.budget_positions).budget_text()
+        if not self.retries:
+            return first
+        retried = ", ".join(f"{budget} for {deals} {'deal' if deals == 1 else 'deals'}"
+                            for budget, deals in self.retries)
+        return f"{first} ({retried})"
+
     @property
     def label(self) -> str:
         """The variant with its options, as tables and plots name the study."""
@@ -365,9 +433,7 @@ class Summary:
         median = ("-" if self.median_seconds is None else f"{self.median_seconds:.2f} s")
         lines = [
             f"{self.label}: {self.deals} deals (game numbers {self.first_deal} to "
-            f"{self.last_deal}), solver {self.solver_version}, budget "
-            f"{self.budget_seconds:g} s"
-            + (f" or {self.budget_positions:,} positions" if self.budget_positions else ""),
+            f"{self.last_deal}), solver {self.solver_version}, budget {self.budget_text()}",
             f"  won {self.won}, lost {self.lost}, unknown {self.unknown} "
             f"({self.unknown / self.deals:.1%} of the deals); median time to a decision "
             f"{median}",
@@ -383,11 +449,16 @@ class Summary:
 
 
 def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
-    """One summary per variant and options among ``rows``, in order of first appearance."""
+    """One summary per variant and options among ``rows``, in order of first appearance.
+
+    ``rows`` holds one row per deal (:func:`iter_latest_rows`); deals retried
+    at a larger budget count under it in :attr:`Summary.retries`.
+    """
     counts: dict[tuple[str, str], dict[str, int]] = {}
     seconds: dict[tuple[str, str], list[float]] = {}
     first: dict[tuple[str, str], StudyRow] = {}
     numbers: dict[tuple[str, str], tuple[int, int]] = {}
+    budgets: dict[tuple[str, str], dict[StudySettings, int]] = {}
     for row in rows:
         group = (row.variant, row.options)
         if group not in first:
@@ -395,16 +466,26 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
             counts[group] = dict.fromkeys(VERDICTS, 0)
             seconds[group] = []
             numbers[group] = (row.game_number, row.game_number)
+            budgets[group] = {}
         counts[group][row.verdict] += 1
         if row.verdict != "unknown":
             seconds[group].append(row.seconds)
         low, high = numbers[group]
         numbers[group] = (min(low, row.game_number), max(high, row.game_number))
-    return [Summary(variant=group[0], options=group[1], won=counts[group]["won"],
-                    lost=counts[group]["lost"], unknown=counts[group]["unknown"],
-                    median_seconds=(statistics.median(seconds[group])
-                                    if seconds[group] else None),
-                    budget_seconds=row.budget_seconds, budget_positions=row.budget_positions,
-                    solver_version=row.solver_version, first_deal=numbers[group][0],
-                    last_deal=numbers[group][1])
-            for group, row in first.items()]
+        settings = row.settings
+        budgets[group][settings] = budgets[group].get(settings, 0) + 1
+    summaries = []
+    for group, row in first.items():
+        by_size = sorted(budgets[group], key=lambda each: (
+            each.budget_seconds, math.inf if each.budget_positions is None
+            else each.budget_positions))
+        base = by_size[0]
+        summaries.append(Summary(
+            variant=group[0], options=group[1], won=counts[group]["won"],
+            lost=counts[group]["lost"], unknown=counts[group]["unknown"],
+            median_seconds=(statistics.median(seconds[group]) if seconds[group] else None),
+            budget_seconds=base.budget_seconds, budget_positions=base.budget_positions,
+            solver_version=row.solver_version, first_deal=numbers[group][0],
+            last_deal=numbers[group][1],
+            retries=tuple((each.budget_text(), budgets[group][each]) for each in by_size[1:])))
+    return summaries

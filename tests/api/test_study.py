@@ -20,7 +20,9 @@ from gapgrid.api.services.study import (
     HEADER_LINE,
     TIMING_COLUMNS,
     StudyRow,
+    iter_latest_rows,
     iter_rows,
+    sort_study_file,
     summarise,
     wilson_interval,
 )
@@ -322,6 +324,135 @@ def test_rows_round_trip_and_partial_lines_are_ignored(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text(HEADER_LINE + row.csv_line() + row.csv_line()[:-1])
     assert [read for _, read in iter_rows(path)] == [row]
+
+
+# -- retrying the unknown deals at a larger budget ------------------------------------------------
+
+SMALLER = ["line-up", "--deals", "6", "--budget", "60", "--max-positions", "50"]
+"""The study of STUDY's deals at a budget too small for most of them."""
+
+
+def small_study(path: Path) -> Path:
+    """SMALLER run into ``path``; some of its deals are left unknown."""
+    result = run("study", *SMALLER, "--out", path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def unknown_numbers(path: Path) -> list[int]:
+    return [int(row["game_number"]) for row in rows_of(path) if row["verdict"] == "unknown"]
+
+
+def test_retry_unknown_solves_again_only_the_unknown_deals(
+        reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--retry-unknown at STUDY's larger budget solves only the deals the small budget left
+    unknown; each gets the row the larger study gave it, in place of its unknown row; the
+    deals decided before keep their rows; the summary names both budgets. A second retry at
+    the same budget has nothing left to do."""
+    out = small_study(tmp_path / "r.csv")
+    before = rows_of(out)
+    unknown = unknown_numbers(out)
+    assert 2 <= len(unknown) < 6  # the test needs both kinds of deal
+    solved = count_solved(monkeypatch)
+    result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
+                 "--retry-unknown", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert sorted(solved) == unknown
+    assert f"retrying {len(unknown)} unknown deals" in result.stderr
+    assert "(they had 60 s or 50 positions)" in result.stderr
+    after, expected = without_timing(rows_of(out)), without_timing(rows_of(reference))
+    assert [int(row["game_number"]) for row in after] == [1, 2, 3, 4, 5, 6]
+    for number in range(1, 7):
+        wanted = expected if number in unknown else without_timing(before)
+        assert after[number - 1] == wanted[number - 1], number
+    assert (f"budget 60 s or 50 positions (60 s or 5,000 positions for {len(unknown)} deals)"
+            in result.stdout)
+    solved.clear()
+    result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
+                 "--retry-unknown", "--out", out)
+    assert result.exit_code == 0 and solved == []
+    assert "nothing to retry" in result.stderr
+
+
+def test_an_interrupted_retry_keeps_its_rows_and_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during the second retried deal: exit 130, the file still has one row per deal
+    (the first retried deal's new row in place of its old one); the same command then solves
+    only the deals not yet retried."""
+    out = small_study(tmp_path / "i.csv")
+    unknown = unknown_numbers(out)
+    real = study_module.solve_deal
+
+    def interrupted(task: study_module.DealTask) -> StudyRow:
+        if task.game_number == unknown[1]:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(study_module, "solve_deal", interrupted)
+    retry = ["study", "line-up", "--budget", "60", "--max-positions", "5000", "--retry-unknown",
+             "--out", out]
+    result = run(*retry)
+    assert result.exit_code == study_module.EXIT_INTERRUPTED
+    assert "run the same command to go on" in result.stderr
+    rows = rows_of(out)
+    assert [int(row["game_number"]) for row in rows] == [1, 2, 3, 4, 5, 6]
+    assert rows[unknown[0] - 1]["budget_positions"] == "5000"
+    monkeypatch.setattr(study_module, "solve_deal", real)
+    solved = count_solved(monkeypatch)
+    result = run(*retry)
+    assert result.exit_code == 0, result.output
+    assert sorted(solved) == unknown[1:]
+
+
+def test_retry_unknown_keeps_to_the_deals_asked_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --first-deal and --deals, only the unknown deals in that range are retried."""
+    out = small_study(tmp_path / "k.csv")
+    unknown = unknown_numbers(out)
+    solved = count_solved(monkeypatch)
+    result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
+                 "--first-deal", str(unknown[-1]), "--deals", "1", "--retry-unknown",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    assert solved == [unknown[-1]]
+
+
+def test_retry_unknown_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    """No file, a file of other options: exit 2 with the reason, nothing written; a budget
+    no larger than the unknown rows' retries nothing."""
+    result = run("study", *STUDY, "--retry-unknown", "--out", tmp_path / "none.csv")
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+    assert not (tmp_path / "none.csv").exists()
+    out = small_study(tmp_path / "o.csv")
+    before = out.read_bytes()
+    result = run("study", "line-up", "--option", "redeals=1", "--budget", "60",
+                 "--retry-unknown", "--out", out)
+    assert result.exit_code == 2 and "options 'redeals=1'" in result.stderr
+    result = run("study", "line-up", "--budget", "60", "--max-positions", "40",
+                 "--retry-unknown", "--out", out)
+    assert result.exit_code == 0 and "nothing to retry" in result.stderr
+    assert out.read_bytes() == before
+
+
+def test_a_deal_written_twice_counts_once_by_its_latest_row(tmp_path: Path) -> None:
+    """A retry stopped before the file was sorted leaves a deal's unknown row and its new row
+    after it: summaries count the new row only, sorting keeps it, and the study resumes."""
+    path = six_deals(tmp_path / "twice.csv")
+    retried = StudyRow(variant="line-up", options="", game_number=2, verdict="won",
+                       line_length=3, positions=99, seconds=9.0, stopped_by="",
+                       solver_version=SOLVER_VERSION, budget_seconds=120.0,
+                       budget_positions=None, line="1-2 3-4 5-6")
+    with path.open("a") as handle:
+        handle.write(retried.csv_line())
+    assert [row.game_number for row in iter_latest_rows(path)] == [1, 3, 4, 5, 6, 2]
+    (summary,) = summarise(iter_latest_rows(path))
+    assert (summary.won, summary.lost, summary.unknown) == (5, 1, 0)
+    assert summary.budget_text() == "60 s or 5,000 positions (120 s for 1 deal)"
+    sort_study_file(path)
+    assert [row for _, row in iter_rows(path)][1] == retried
+    result = run("study", *STUDY, "--out", path, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "won 5, lost 1, unknown 0" in result.stdout
 
 
 def test_two_workers_give_the_same_rows(reference: Path, tmp_path: Path) -> None:
