@@ -42,6 +42,8 @@ from gapgrid.api.services.study import (
     StudyFileError,
     StudyRow,
     StudySettings,
+    budget_order,
+    budget_seconds_as_stored,
     check_resumable,
     iter_latest_rows,
     options_text,
@@ -204,12 +206,28 @@ def _open_for_append(path: Path, resume: bool, settings: StudySettings,
     except OSError as error:
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
+    _hold(handle, path)
     handle.truncate(complete)  # drops a partial last line, so the next row starts clean
     handle.seek(complete)
     if complete == 0:
         handle.write(HEADER_LINE.encode())
         handle.flush()
     return handle, done
+
+
+def _hold(handle: BinaryIO, path: Path) -> None:
+    """Keep the study file to this command while it writes: two commands appending to one
+    file, each sorting and replacing it at its end, would lose each other's rows."""
+    if sys.platform == "win32":  # no flock there; running one command a file is up to the user
+        return
+    import fcntl
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise click.BadParameter(f"another gapgrid study is writing {path} now: wait until it "
+                                 f"ends, or choose another --out", param_hint="--out") from None
 
 
 def _progress_bar(total: int, initial: int) -> Any:
@@ -245,8 +263,9 @@ def _progress_bar(total: int, initial: int) -> Any:
               help="Continue the study in --out, skipping the deals it already has.")
 @click.option("--retry-unknown", is_flag=True,
               help="Solve again, at this larger budget, the deals --out left unknown at a "
-                   "smaller one (only those of --first-deal/--deals when given); each new "
-                   "row replaces the old one. Run again after an interruption.")
+                   "smaller one: all of them, those from --first-deal K on, or with --deals "
+                   "N those of K..K+N-1. Each new row replaces the old one. Run again after "
+                   "an interruption.")
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
@@ -279,6 +298,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if dask_address is not None and workers != 1:
         raise click.UsageError("--workers and --dask exclude each other: the cluster's "
                                "workers solve the deals")
+    if resume and retry_unknown:
+        raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
+                               "solves the deals a study has not reached, --retry-unknown "
+                               "the ones it left unknown")
+    budget = budget_seconds_as_stored(budget)  # as the rows will hold it
     try:
         slugs = _study_slugs(catalogue, variant, option_values)
     except ServiceError as error:
@@ -292,10 +316,14 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     option_pairs = tuple(sorted(option_values.items()))
     numbers = range(first_deal, first_deal + deals)
     if retry_unknown:
-        sources = ctx.get_parameter_source
-        explicit = any(sources(name) is not click.core.ParameterSource.DEFAULT
-                       for name in ("deals", "first_deal"))
-        _study_retry(ctx, path, settings, slugs, option_pairs, numbers if explicit else None,
+        given = ctx.get_parameter_source
+        if given("deals") is not click.core.ParameterSource.DEFAULT:
+            chosen: range | None = numbers
+        elif given("first_deal") is not click.core.ParameterSource.DEFAULT:
+            chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
+        else:
+            chosen = None
+        _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     total = len(slugs) * deals
@@ -315,6 +343,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                  for slug in slugs for number in numbers
                  if (slug, settings.options, number) not in done)
         interrupted = _write_rows(stack, handle, runner, tasks, total, already)
+        sort_study_file(path)  # while the file is still held
     _finish(ctx, path, interrupted, " with --resume")
 
 
@@ -350,15 +379,19 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
 
 
 def _finish(ctx: click.Context, path: Path, interrupted: bool, again: str) -> None:
-    """Sort the file (keeping each deal's latest row), print the summary, and exit 130 when
+    """Print the summary of the study in ``path`` (each deal's latest row), and exit 130 when
     interrupted."""
-    sort_study_file(path)
     for summary in summarise(iter_latest_rows(path)):
         click.echo("\n".join(summary.lines()))
     if interrupted:
         click.echo(f"gapgrid: interrupted; the rows so far are in {path}: run the same "
                    f"command{again} to go on", err=True)
         ctx.exit(EXIT_INTERRUPTED)
+
+
+def _budgets_text(budgets: Iterable[StudySettings]) -> str:
+    """Distinct budgets in words, smallest first: ``10 s; 60 s or 5,000 positions``."""
+    return "; ".join(each.budget_text() for each in sorted(set(budgets), key=budget_order))
 
 
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
@@ -379,18 +412,25 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                  param_hint="--out") from None
     chosen = set(slugs)
-    retry = sorted(key for key, before in found.unknown.items()
-                   if key[0] in chosen and key[1] == settings.options
-                   and (numbers is None or key[2] in numbers) and settings.exceeds(before))
-    smaller = [found.unknown[key] for key in retry]
+    unknown = {key: before for key, before in found.unknown.items()
+               if key[0] in chosen and key[1] == settings.options
+               and (numbers is None or key[2] in numbers)}
+    retry = sorted(key for key, before in unknown.items() if settings.exceeds(before))
+    same = [key for key, before in unknown.items() if before == settings]
+    if not retry and len(same) < len(unknown):
+        beyond = [before for before in unknown.values() if before != settings]
+        raise click.BadParameter(
+            f"{len(beyond)} unknown deals of {path} had {_budgets_text(beyond)}: a retry "
+            f"needs a larger budget, no smaller in seconds nor in positions (--budget, "
+            f"--max-positions)", param_hint="--budget")
     if not retry:
-        click.echo(f"gapgrid: no deal of {path} is unknown at a budget smaller than "
-                   f"{settings.budget_text()}: nothing to retry", err=True)
+        already = f" (its {len(same)} unknown deals had this budget)" if same else ""
+        click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
         _finish(ctx, path, False, "")
         return
-    was = sorted({before.budget_text() for before in smaller})
     click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
-               f"{settings.budget_text()} (they had {' or '.join(was)})", err=True)
+               f"{settings.budget_text()} (they had "
+               f"{_budgets_text(unknown[key] for key in retry)})", err=True)
     tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
                       budget_seconds=settings.budget_seconds,
                       budget_positions=settings.budget_positions)
@@ -403,7 +443,9 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
             raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                      param_hint="--out") from None
         stack.callback(handle.close)
+        _hold(handle, path)
         handle.truncate(found.complete_bytes)  # a partial last line goes, as on resuming
         handle.seek(found.complete_bytes)
         interrupted = _write_rows(stack, handle, runner, tasks, len(retry), 0)
+        sort_study_file(path)  # while the file is still held
     _finish(ctx, path, interrupted, "")

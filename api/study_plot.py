@@ -41,7 +41,7 @@ def markdown_table(summaries: Sequence[Summary]) -> str:
     """The studies as a Markdown table, one row per variant and options."""
     lines = ["| variant (options) | deals | won | lost | unknown | winnable share of the "
              "decided, 95 % interval | unknown as lost .. as won (95 %) | median s to a "
-             "decision | budget a deal |",
+             "decision | budget per deal |",
              "|---|---:|---:|---:|---:|---|---|---:|---|"]
     for summary in summaries:
         winnable = summary.winnable
@@ -93,8 +93,9 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
     axes.set_axisbelow(True)
     versions = sorted({summary.solver_version for summary in summaries})
     budgets = sorted({summary.budget_seconds for summary in summaries})
-    retried = sorted({budget for summary in summaries for budget, _ in summary.retries})
-    retry_text = f"; unknown deals retried at {' or '.join(retried)}" if retried else ""
+    retried = sorted({budget for summary in summaries for budget, _ in summary.retries},
+                     key=lambda text: float(text.split()[0]))
+    retry_text = f"; unknown deals retried at {', '.join(retried)}" if retried else ""
     axes.set_title(f"How often each game can be won: gapgrid's solver (version "
                    f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
                    f"s per deal{retry_text}", fontsize=10)

@@ -21,7 +21,7 @@ import statistics
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 import attrs
 
@@ -60,12 +60,8 @@ class StudySettings:
     def exceeds(self, other: StudySettings) -> bool:
         """Tell whether this budget is larger than ``other``'s: no smaller in seconds or in
         positions (no cap counting as the largest), larger in at least one."""
-        def cap(positions: int | None) -> float:
-            return math.inf if positions is None else positions
-
-        mine, theirs = cap(self.budget_positions), cap(other.budget_positions)
-        return (self.budget_seconds >= other.budget_seconds and mine >= theirs
-                and (self.budget_seconds > other.budget_seconds or mine > theirs))
+        mine, theirs = budget_order(self), budget_order(other)
+        return mine[0] >= theirs[0] and mine[1] >= theirs[1] and mine != theirs
 
     def budget_text(self) -> str:
         """The budget in words: ``10 s`` or ``10 s or 100,000 positions``."""
@@ -204,22 +200,27 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
     command wrote.
     """
     with path.open("rb") as handle:
-        header = handle.readline()
-        if not header.endswith(b"\n"):  # interrupted before the header was whole
+        yield from _rows_of(handle, path)
+
+
+def _rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
+    """:func:`iter_rows` on an open file, read from its start."""
+    header = handle.readline()
+    if not header.endswith(b"\n"):  # interrupted before the header was whole
+        return
+    if header.decode("utf-8", "replace") != HEADER_LINE:
+        raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
+                             f"the header {HEADER_LINE.strip()!r})")
+    offset = len(header)
+    for number, raw in enumerate(handle, start=2):
+        if not raw.endswith(b"\n"):
             return
-        if header.decode("utf-8", "replace") != HEADER_LINE:
-            raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
-                                 f"the header {HEADER_LINE.strip()!r})")
-        offset = len(header)
-        for number, raw in enumerate(handle, start=2):
-            if not raw.endswith(b"\n"):
-                return
-            offset += len(raw)
-            try:
-                fields = next(csv.reader([raw.decode("utf-8")]))
-                yield offset, StudyRow.from_fields(fields)
-            except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
-                raise StudyFileError(f"{path}, line {number}: {error}") from None
+        offset += len(raw)
+        try:
+            fields = next(csv.reader([raw.decode("utf-8")]))
+            yield offset, StudyRow.from_fields(fields)
+        except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
+            raise StudyFileError(f"{path}, line {number}: {error}") from None
 
 
 def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
@@ -228,14 +229,21 @@ def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
     A retry at a larger budget (``--retry-unknown``) appends a deal's new row
     after its unknown one, and the file is sorted, keeping only the latest
     row, when the command ends; a file cut short before that may hold both.
-    Two passes, holding one key and offset per deal rather than the rows.
+    Two passes over one open file (a study that replaces the file meanwhile
+    does not change what is read), the second stopping where the first
+    did; memory: one key and offset per deal rather than the rows.
     """
-    latest: dict[tuple[str, str, int], int] = {}
-    for offset, row in iter_rows(path):
-        latest[row.key] = offset
-    for offset, row in iter_rows(path):
-        if latest[row.key] == offset:
-            yield row
+    with path.open("rb") as handle:
+        latest: dict[tuple[str, str, int], int] = {}
+        end = 0
+        for offset, row in _rows_of(handle, path):
+            latest[row.key] = end = offset
+        handle.seek(0)
+        for offset, row in _rows_of(handle, path):
+            if offset > end:
+                break
+            if latest.get(row.key) == offset:
+                yield row
 
 
 def read_study_file(path: Path) -> StudyFile:
@@ -266,20 +274,24 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
                     variants: Iterable[str], retry: bool = False) -> None:
     """Refuse to add this study's rows to a file written under other settings or variants.
 
-    Resuming needs the same options and solver version, and every row's
-    budget to be this study's or a larger one (deals retried since with
-    ``--retry-unknown``); a retry (``retry``) needs the same options and
-    solver version, whatever the budgets.
+    Resuming needs the same options, solver version and budget as the rows
+    the file was started with; rows at a larger budget of the same study
+    (deals retried since with ``--retry-unknown``) may be there too. A retry
+    (``retry``) needs the same options and solver version, whatever the
+    budgets, and may work on some of the variants of the file.
     """
-    same_study = [each for each in found.settings
-                  if (each.options, each.solver_version)
-                  == (settings.options, settings.solver_version)]
     if retry:
-        other = sorted(set(found.settings) - set(same_study), key=repr)
+        other = sorted((each for each in found.settings
+                        if (each.options, each.solver_version)
+                        != (settings.options, settings.solver_version)), key=repr)
+    elif found.settings and settings not in found.settings:
+        other = sorted(found.settings, key=budget_order)
     else:
         other = sorted((each for each in found.settings
-                        if each != settings and not (each in same_study
-                                                     and each.exceeds(settings))), key=repr)
+                        if each != settings and not (
+                            (each.options, each.solver_version)
+                            == (settings.options, settings.solver_version)
+                            and each.exceeds(settings))), key=repr)
     if other:
         advice = ("Retry it with the same options and solver version" if retry else
                   "Resume it with the same options and budget (and the same solver version)")
@@ -287,9 +299,21 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
             f"{path} was written with {other[0].describe()}; this study has "
             f"{settings.describe()}. {advice}, or choose another --out")
     foreign = sorted(found.variants - set(variants))
-    if foreign:
+    if foreign and not retry:
         raise StudyFileError(f"{path} holds deals of {', '.join(foreign)}, which this study "
                              f"does not solve; choose another --out")
+
+
+def budget_order(settings: StudySettings) -> tuple[float, float]:
+    """A sort key putting smaller budgets first (seconds, then positions; no cap last)."""
+    return (settings.budget_seconds,
+            math.inf if settings.budget_positions is None else settings.budget_positions)
+
+
+def budget_seconds_as_stored(seconds: float) -> float:
+    """``seconds`` as a row stores it (``%g``, six significant digits), so a budget given on
+    the command line compares equal to the same budget read back from a file."""
+    return float(f"{seconds:g}")
 
 
 def sort_study_file(path: Path) -> None:
@@ -413,7 +437,7 @@ class Summary:
                               self.budget_positions).budget_text()
         if not self.retries:
             return first
-        retried = ", ".join(f"{budget} for {deals} {'deal' if deals == 1 else 'deals'}"
+        retried = "; ".join(f"{budget} for {deals} {'deal' if deals == 1 else 'deals'}"
                             for budget, deals in self.retries)
         return f"{first} ({retried})"
 
@@ -476,9 +500,7 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
         budgets[group][settings] = budgets[group].get(settings, 0) + 1
     summaries = []
     for group, row in first.items():
-        by_size = sorted(budgets[group], key=lambda each: (
-            each.budget_seconds, math.inf if each.budget_positions is None
-            else each.budget_positions))
+        by_size = sorted(budgets[group], key=budget_order)
         base = by_size[0]
         summaries.append(Summary(
             variant=group[0], options=group[1], won=counts[group]["won"],

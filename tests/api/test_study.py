@@ -20,6 +20,7 @@ from gapgrid.api.services.study import (
     HEADER_LINE,
     TIMING_COLUMNS,
     StudyRow,
+    StudySettings,
     iter_latest_rows,
     iter_rows,
     sort_study_file,
@@ -371,7 +372,7 @@ def test_retry_unknown_solves_again_only_the_unknown_deals(
     result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
                  "--retry-unknown", "--out", out)
     assert result.exit_code == 0 and solved == []
-    assert "nothing to retry" in result.stderr
+    assert "no unknown deal to retry (its 1 unknown deals had this budget)" in result.stderr
 
 
 def test_an_interrupted_retry_keeps_its_rows_and_goes_on(
@@ -418,19 +419,114 @@ def test_retry_unknown_keeps_to_the_deals_asked_for(
 
 
 def test_retry_unknown_refuses_what_it_cannot_do(tmp_path: Path) -> None:
-    """No file, a file of other options: exit 2 with the reason, nothing written; a budget
-    no larger than the unknown rows' retries nothing."""
+    """No file, a file of other options, a budget not larger than the unknown deals' (fewer
+    positions; the same seconds and positions given with --resume too): exit 2 with the
+    reason, the file untouched."""
     result = run("study", *STUDY, "--retry-unknown", "--out", tmp_path / "none.csv")
     assert result.exit_code == 2 and "does not exist" in result.stderr
     assert not (tmp_path / "none.csv").exists()
     out = small_study(tmp_path / "o.csv")
     before = out.read_bytes()
-    result = run("study", "line-up", "--option", "redeals=1", "--budget", "60",
+    for args, words in [
+        (["--option", "redeals=1", "--budget", "60"], "options 'redeals=1'"),
+        (["--budget", "120", "--max-positions", "40"],
+         "had 60 s or 50 positions: a retry needs a larger budget"),
+        (["--budget", "60", "--max-positions", "5000", "--resume"], "exclude each other"),
+    ]:
+        result = run("study", "line-up", *args, "--retry-unknown", "--out", out)
+        assert result.exit_code == 2, result.output
+        assert words in result.stderr, result.stderr
+    assert out.read_bytes() == before
+
+
+def test_a_budget_as_the_file_stores_it_is_not_a_larger_one(tmp_path: Path) -> None:
+    """A budget given with more digits than a row keeps (60.0000001 s is stored as 60) is the
+    row's budget: retrying at it finds the deals already at that budget."""
+    out = small_study(tmp_path / "g.csv")
+    result = run("study", "line-up", "--budget", "60.0000001", "--max-positions", "50",
                  "--retry-unknown", "--out", out)
-    assert result.exit_code == 2 and "options 'redeals=1'" in result.stderr
-    result = run("study", "line-up", "--budget", "60", "--max-positions", "40",
+    assert result.exit_code == 0, result.output
+    assert "no unknown deal to retry" in result.stderr
+
+
+def test_retry_unknown_in_a_file_of_every_variant_retries_the_one_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study of ``all`` can be escalated one variant at a time."""
+    out = tmp_path / "all.csv"
+    result = run("study", "all", "--deals", "1", "--budget", "60", "--max-positions", "50",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    unknown = {row["variant"] for row in rows_of(out) if row["verdict"] == "unknown"}
+    assert "paganini-ii" in unknown
+    solved = count_solved(monkeypatch)
+    result = run("study", "paganini-ii", "--budget", "60", "--max-positions", "60",
                  "--retry-unknown", "--out", out)
-    assert result.exit_code == 0 and "nothing to retry" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert solved == [1]
+    rows = {row["variant"]: row for row in rows_of(out)}
+    assert rows["paganini-ii"]["budget_positions"] == "60"
+    assert {row["budget_positions"] for slug, row in rows.items()
+            if slug != "paganini-ii"} == {"50"}
+
+
+def test_resume_refuses_a_smaller_budget_than_the_files(reference: Path, tmp_path: Path) -> None:
+    """Rows at a larger budget than the one given are retries only when rows at the given one
+    are there too: resuming a 60 s study at 10 s (the default) is refused."""
+    out = tmp_path / "smaller.csv"
+    out.write_bytes(reference.read_bytes())
+    result = run("study", "line-up", "--deals", "8", "--max-positions", "5000", "--out", out,
+                 "--resume")
+    assert result.exit_code == 2 and "budget 60 s or 5,000 positions" in result.stderr
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_latest_rows_are_read_as_the_file_was_when_reading_began(tmp_path: Path) -> None:
+    """A row a running study appends while the rows are being read (the plot reading a
+    folder a study writes to) is neither counted nor an error."""
+    path = six_deals(tmp_path / "growing.csv")
+    rows = iter_latest_rows(path)
+    first = next(rows)
+    late = StudyRow(variant="line-up", options="", game_number=7, verdict="won", line_length=1,
+                    positions=1, seconds=0.1, stopped_by="", solver_version=SOLVER_VERSION,
+                    budget_seconds=60.0, budget_positions=5000, line="1-2")
+    with path.open("a") as handle:
+        handle.write(late.csv_line())
+    assert [first.game_number, *(row.game_number for row in rows)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_budgets_compare_in_seconds_and_positions() -> None:
+    """A budget is larger when it is no smaller in either limit and larger in one; no
+    positions cap is the largest; budgets that trade one limit for the other are not."""
+    def budget(seconds: float, positions: int | None) -> StudySettings:
+        return StudySettings(options="", solver_version="3", budget_seconds=seconds,
+                             budget_positions=positions)
+
+    assert budget(60, None).exceeds(budget(10, None))
+    assert budget(10, None).exceeds(budget(10, 5000))
+    assert budget(10, 6000).exceeds(budget(10, 5000))
+    assert not budget(10, None).exceeds(budget(10, None))
+    assert not budget(60, 100).exceeds(budget(10, 5000))
+    assert not budget(10, None).exceeds(budget(60, None))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no flock on Windows")
+def test_a_file_another_study_is_writing_is_refused(tmp_path: Path) -> None:
+    """While another command holds the study file, resuming or retrying it is refused (exit 2)
+    and the file is untouched: two writers would lose each other's rows."""
+    import fcntl
+
+    out = small_study(tmp_path / "held.csv")
+    before = out.read_bytes()
+    with out.open("rb") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
+        for args in (["--deals", "8", "--resume"],
+                     ["--max-positions", "5000", "--retry-unknown"]):
+            result = run("study", "line-up", "--budget", "60",
+                         *(args if "--max-positions" in args else [*args, "--max-positions",
+                                                                  "50"]),
+                         "--out", out)
+            assert result.exit_code == 2, result.output
+            assert "another gapgrid study is writing" in result.stderr
     assert out.read_bytes() == before
 
 
