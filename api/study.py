@@ -39,6 +39,7 @@ from gapgrid.api.services import games
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.study import (
     HEADER_LINE,
+    StudyFile,
     StudyFileError,
     StudyRow,
     StudySettings,
@@ -189,30 +190,45 @@ def _open_for_append(path: Path, resume: bool, settings: StudySettings,
     if exists and not resume:
         raise click.BadParameter(f"{path} already exists: pass --resume to continue the study "
                                  f"it holds, or choose another --out", param_hint="--out")
+    handle = _open_held(path, create=not exists)
     done: frozenset[tuple[str, str, int]] = frozenset()
-    complete = 0
     if exists:
-        try:
-            found = read_study_file(path)
-            check_resumable(path, found, settings, slugs)
-        except StudyFileError as error:
-            raise click.BadParameter(str(error), param_hint="--out") from None
-        except OSError as error:
-            raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
-                                     param_hint="--out") from None
-        done, complete = found.done, found.complete_bytes
+        done = _read_held(handle, path, settings, slugs, retry=False).done
+    if handle.tell() == 0:  # a new file, or one cut inside its header
+        handle.write(HEADER_LINE.encode())
+        handle.flush()
+    return handle, done
+
+
+def _open_held(path: Path, create: bool = False) -> BinaryIO:
+    """Open the study file at ``path`` (a new one when ``create``) and hold it
+    (:func:`_hold`); a usage error if not."""
     try:
-        handle = path.open("r+b" if exists else "wb")
+        handle = path.open("wb") if create else path.open("r+b")
     except OSError as error:
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
     _hold(handle, path)
-    handle.truncate(complete)  # drops a partial last line, so the next row starts clean
-    handle.seek(complete)
-    if complete == 0:
-        handle.write(HEADER_LINE.encode())
-        handle.flush()
-    return handle, done
+    return handle
+
+
+def _read_held(handle: BinaryIO, path: Path, settings: StudySettings, slugs: Sequence[str],
+               retry: bool) -> StudyFile:
+    """Read the study file this command holds in ``handle``, check that this study may add
+    to it (:func:`check_resumable`), and leave ``handle`` at the end of its last whole row:
+    a partial last line (an interruption mid-write) is cut off, so the next row starts clean.
+    Read only once held, so no other study can change it in between."""
+    try:
+        found = read_study_file(path)
+        check_resumable(path, found, settings, slugs, retry=retry)
+    except (StudyFileError, OSError) as error:
+        handle.close()
+        reason = (str(error) if isinstance(error, StudyFileError)
+                  else f"cannot read {path}: {error.strerror or error}")
+        raise click.BadParameter(reason, param_hint="--out") from None
+    handle.truncate(found.complete_bytes)
+    handle.seek(found.complete_bytes)
+    return found
 
 
 def _hold(handle: BinaryIO, path: Path) -> None:
@@ -403,49 +419,34 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
-    try:
-        found = read_study_file(path)
-        check_resumable(path, found, settings, slugs, retry=True)
-    except StudyFileError as error:
-        raise click.BadParameter(str(error), param_hint="--out") from None
-    except OSError as error:
-        raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
-                                 param_hint="--out") from None
-    chosen = set(slugs)
-    unknown = {key: before for key, before in found.unknown.items()
-               if key[0] in chosen and key[1] == settings.options
-               and (numbers is None or key[2] in numbers)}
-    retry = sorted(key for key, before in unknown.items() if settings.exceeds(before))
-    same = [key for key, before in unknown.items() if before == settings]
-    if not retry and len(same) < len(unknown):
-        beyond = [before for before in unknown.values() if before != settings]
-        raise click.BadParameter(
-            f"{len(beyond)} unknown deals of {path} had {_budgets_text(beyond)}: a retry "
-            f"needs a larger budget, no smaller in seconds nor in positions (--budget, "
-            f"--max-positions)", param_hint="--budget")
-    if not retry:
-        already = f" (its {len(same)} unknown deals had this budget)" if same else ""
-        click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
-        _finish(ctx, path, False, "")
-        return
-    click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
-               f"{settings.budget_text()} (they had "
-               f"{_budgets_text(unknown[key] for key in retry)})", err=True)
-    tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
-                      budget_seconds=settings.budget_seconds,
-                      budget_positions=settings.budget_positions)
-             for variant, _, number in retry)
-    with ExitStack() as stack:
-        runner = runner_for(stack)
-        try:
-            handle = path.open("r+b")
-        except OSError as error:
-            raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
-                                     param_hint="--out") from None
-        stack.callback(handle.close)
-        _hold(handle, path)
-        handle.truncate(found.complete_bytes)  # a partial last line goes, as on resuming
-        handle.seek(found.complete_bytes)
-        interrupted = _write_rows(stack, handle, runner, tasks, len(retry), 0)
-        sort_study_file(path)  # while the file is still held
-    _finish(ctx, path, interrupted, "")
+    with _open_held(path) as handle:  # held from before it is read until it is sorted
+        found = _read_held(handle, path, settings, slugs, retry=True)
+        chosen = set(slugs)
+        unknown = {key: before for key, before in found.unknown.items()
+                   if key[0] in chosen and key[1] == settings.options
+                   and (numbers is None or key[2] in numbers)}
+        retry = sorted(key for key, before in unknown.items() if settings.exceeds(before))
+        same = [key for key, before in unknown.items() if before == settings]
+        if not retry and len(same) < len(unknown):
+            beyond = [before for before in unknown.values() if before != settings]
+            raise click.BadParameter(
+                f"{len(beyond)} unknown deals of {path} had {_budgets_text(beyond)}: a retry "
+                f"needs a larger budget, no smaller in seconds nor in positions (--budget, "
+                f"--max-positions)", param_hint="--budget")
+        if not retry:
+            already = f" (its {len(same)} unknown deals had this budget)" if same else ""
+            click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
+            _finish(ctx, path, False, "")
+            return
+        click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
+                   f"{settings.budget_text()} (they had "
+                   f"{_budgets_text(unknown[key] for key in retry)})", err=True)
+        tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
+                          budget_seconds=settings.budget_seconds,
+                          budget_positions=settings.budget_positions)
+                 for variant, _, number in retry)
+        with ExitStack() as stack:
+            runner = runner_for(stack)
+            interrupted = _write_rows(stack, handle, runner, tasks, len(retry), 0)
+            sort_study_file(path)  # while the file is still held
+        _finish(ctx, path, interrupted, "")
