@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -141,14 +142,37 @@ def _sqlite_transactions(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
-        for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON",
-                       "busy_timeout = 30000"):
+        for pragma in ("busy_timeout = 30000", "synchronous = FULL", "foreign_keys = ON"):
             dbapi_connection.execute(f"PRAGMA {pragma}")
+        _enter_wal(dbapi_connection)
 
     @event.listens_for(engine, "begin")
     def begin(connection: Connection) -> None:
         immediate = connection.get_execution_options().get("gapgrid_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+WAL_ATTEMPTS: Final = 50
+"""Tries at switching a new database to WAL while other processes do the same (see below)."""
+
+
+def _enter_wal(dbapi_connection: Any) -> None:
+    """``PRAGMA journal_mode = WAL``, tried again while another connection holds the lock.
+
+    Switching a new database's journal mode needs an exclusive lock, and
+    SQLite answers "database is locked" at once there instead of waiting in
+    the busy handler; servers starting together on one new database (each
+    upgrading it) then race for it. A few short waits settle it: the first
+    to switch makes the change for all (WAL is kept in the file).
+    """
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            dbapi_connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
 
 
 def _one_process_per_connection(engine: Engine) -> None:

@@ -305,3 +305,23 @@ def test_a_version_4_database_keeps_its_players_and_gets_its_tallies(tmp_path: P
     assert store.rank("2026-11-29/montana", "ben", "par") == (2, 2)
     assert store.leaderboard("2026-11-29/montana", "cards", 0, 10)[1] == 1
     store.close()
+
+
+def test_a_new_database_locked_by_another_connection_still_enters_wal(tmp_path: Path) -> None:
+    """Switching a new SQLite database to WAL fails at once ("database is locked") while
+    another connection holds its lock; a server starting then waits for it instead of failing
+    (servers starting together on one new database raced so)."""
+    path = tmp_path / "new.db"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE t (a)")
+    starting = sqlite3.connect(path, isolation_level=None, timeout=30)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        starting.execute("PRAGMA journal_mode = WAL")  # what SQLite itself does
+    release = threading.Timer(0.1, holder.execute, ["COMMIT"])
+    release.start()
+    engine._enter_wal(starting)
+    release.join()
+    assert starting.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    starting.close()
+    holder.close()
