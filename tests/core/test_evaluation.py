@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from gapgrid.core.cards import RANKS_PER_SUIT
+from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT, make_card, rank_of, suit_of
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.evaluation import STEP, evaluation_for, final_columns
+from gapgrid.core.evaluation import PAIR, STEP, evaluation_for, final_columns
 from gapgrid.core.game import Engine
 from gapgrid.core.rules import Rules
 
@@ -68,3 +68,27 @@ def test_a_card_out_of_its_run_lowers_the_score(catalogue: Catalogue) -> None:
     out_of_run = list(won)
     out_of_run[step - 2], out_of_run[step - 1] = None, won[step - 2]  # a King leaves its run
     assert evaluate(_engine(rules, won)) > evaluate(_engine(rules, out_of_run))
+
+
+def test_cards_side_by_side_count_as_a_pair_only_within_a_row(catalogue: Catalogue) -> None:
+    """Montana: the 5 and 6 of a suit side by side in a row score a pair; the same two
+    cards at the end of one row and the start of the next score none."""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    evaluate, _ = evaluation_for(rules)
+    five, six, king = make_card(4, 2), make_card(5, 2), make_card(12, 0)
+    # Every other card in falling rank, so that no two others make a pair.
+    others = sorted((card for card in range(CARDS_PER_DECK)
+                     if rank_of(card) >= rules.layout.rbase and card not in (five, six, king)),
+                    key=lambda card: (-rank_of(card), suit_of(card)))
+    gaps = (20, 30, 40, 50)  # each right of a card that has a follower: no dead gap
+    end = rules.layout.rstep - 1  # the last slot of row 0; row 1 starts at end + 1
+
+    def board(cards_at: dict[int, int]) -> list[int | None]:
+        rest = iter(others)
+        return [cards_at[slot] if slot in cards_at else None if slot in gaps else next(rest)
+                for slot in range(rules.layout.rlen)]
+
+    in_one_row = board({end - 1: five, end: six, end + 1: king})
+    across_rows = board({end - 1: king, end: five, end + 1: six})
+    assert (evaluate(_engine(rules, in_one_row)) - evaluate(_engine(rules, across_rows))
+            == PAIR)
