@@ -5,8 +5,8 @@
 [--resume | --retry-unknown]`` solves PySolFC game numbers K .. K+N-1 with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
-handling and the statistics). When the study ends, or is interrupted, the
-file is sorted by deal, so it is the same whatever ran it, and a summary is
+handling and the statistics). When the study ends, or is interrupted (Ctrl-C,
+or SIGTERM), the file is sorted by deal, so it is the same whatever ran it, and a summary is
 printed: won, lost, unknown, the winnable share with its 95 % Wilson
 interval, and the bounds that counting every unknown as lost or as won gives.
 ``--retry-unknown`` escalates a study already run: the deals whose row is
@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import multiprocessing
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -64,7 +67,8 @@ milliseconds meant), and a study of hundreds of deals would take weeks."""
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 MAX_WORKERS: Final = 256
 EXIT_INTERRUPTED: Final = 130
-"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it; also after SIGTERM, which
+stops a study the same way."""
 
 IN_FLIGHT_PER_WORKER: Final = 2
 """Tasks queued per worker: enough that no worker waits for the next deal, few enough that
@@ -372,23 +376,52 @@ def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
     return run_serially
 
 
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Make SIGTERM stop the study as Ctrl-C does, while it lasts.
+
+    A study left running in the background (``nohup gapgrid study ... &``)
+    does not see Ctrl-C: its shell started it with SIGINT ignored. ``kill``
+    (SIGTERM), or a service manager stopping it, is then the way to stop it,
+    and without this it would end at once: its rows are safe (each is
+    written whole), but the file would be left unsorted and no summary
+    printed. The pool's workers are killed first: the deals they are
+    solving are unfinished, and a resumed study solves them again anyway.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals (a test's CLI runner in a thread)
+        return
+
+    def stop(signal_number: int, frame: object) -> None:
+        for worker in multiprocessing.active_children():
+            worker.kill()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Iterable[DealTask],
                 total: int, already: int) -> bool:
     """Solve ``tasks`` and append their rows to ``handle`` as they come, under a progress bar;
-    return whether Ctrl-C stopped it."""
+    return whether Ctrl-C (or SIGTERM) stopped it."""
     bar = stack.enter_context(_progress_bar(total, already))
     try:
-        for row in runner(tasks):
-            if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
-                raise click.ClickException(
-                    f"a worker solved game {row.game_number} with solver version "
-                    f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
-                    f"install the same gapgrid on every worker")
-            # One write per whole line, flushed at once: a crash leaves whole rows and
-            # at worst one partial last line, which resuming cuts off.
-            handle.write(row.csv_line().encode())
-            handle.flush()
-            bar.update(1)
+        with _terminate_as_interrupt():
+            for row in runner(tasks):
+                if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
+                    raise click.ClickException(
+                        f"a worker solved game {row.game_number} with solver version "
+                        f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
+                        f"install the same gapgrid on every worker")
+                # One write per whole line, flushed at once: a crash leaves whole rows and
+                # at worst one partial last line, which resuming cuts off.
+                handle.write(row.csv_line().encode())
+                handle.flush()
+                bar.update(1)
     except KeyboardInterrupt:
         return True
     return False

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import csv
 import math
+import os
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +39,7 @@ from gapgrid.core.search import SOLVER_VERSION
 
 # Line Up's first six deals at a positions budget: the same verdicts on any machine (a seconds
 # budget alone would make deal 5, some 3,600 positions, depend on the machine's speed).
+GAPGRID = Path(sys.executable).with_name("gapgrid")
 STUDY = ["line-up", "--deals", "6", "--budget", "60", "--max-positions", "5000"]
 WON, LOST = {1, 3, 5, 6}, {4}
 """What these deals are, whatever the solver's version: it decides them well within the budget
@@ -639,3 +644,56 @@ def test_a_malformed_row_inside_the_file_is_refused(reference: Path, tmp_path: P
     result = run("study", *STUDY, "--out", out, "--resume")
     assert result.exit_code == 2
     assert "line 3" in result.stderr and "4 fields instead of 12" in result.stderr
+
+
+def _study_then_terminate(out: Path, *args: str) -> tuple[int, str, str, float]:
+    """Start ``gapgrid study`` as a background process would run, send it SIGTERM once its
+    first row is written, and return its exit status, its output, its error output and how
+    many seconds it took to end after the signal."""
+    process = subprocess.Popen([str(GAPGRID), "study", *args, "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out.exists() and len(out.read_text().splitlines()) >= 2):
+            assert process.poll() is None and time.monotonic() < deadline, \
+                "the study wrote no row"
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=60)
+        return process.returncode, stdout, stderr, time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+
+
+def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path) -> None:
+    """``kill`` during a long deal (single-round Gaps game 6 is not decided in a minute): the
+    study stops at once with exit 130, its finished row (game 5) in the file, sorted, and its
+    summary printed; --resume goes on from there."""
+    out = tmp_path / "t.csv"
+    study = ["montana", "-o", "redeals=0", "--first-deal", "5", "--deals", "2",
+             "--budget", "60"]
+    code, stdout, stderr, seconds = _study_then_terminate(out, *study)
+    assert code == study_module.EXIT_INTERRUPTED, stderr
+    assert seconds < 30  # not the minute game 6 would have had
+    assert [row["game_number"] for row in rows_of(out)] == ["5"]
+    assert "won 1, lost 0, unknown 0" in stdout and "with --resume" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_sigterm_stops_the_workers_of_a_pool_too(tmp_path: Path) -> None:
+    """With --workers 2 the signal also ends the worker solving game 6: the command does
+    not wait for its minute, and keeps only whole rows of finished deals."""
+    out = tmp_path / "p.csv"
+    study = ["montana", "-o", "redeals=0", "--first-deal", "5", "--deals", "3",
+             "--budget", "60", "--workers", "2"]
+    code, stdout, stderr, seconds = _study_then_terminate(out, *study)
+    assert code == study_module.EXIT_INTERRUPTED, stderr
+    assert seconds < 30
+    numbers = [row["game_number"] for row in rows_of(out)]
+    assert numbers[0] == "5" and "6" not in numbers and numbers == sorted(numbers)
+    assert f"won {len(numbers)}, lost 0, unknown 0" in stdout  # the summary of those rows
+    assert "Traceback" not in stderr
