@@ -27,9 +27,8 @@ import functools
 import multiprocessing
 import signal
 import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -55,6 +54,7 @@ from gapgrid.api.services.study import (
     sort_study_file,
     summarise,
 )
+from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
@@ -66,9 +66,8 @@ milliseconds meant), and a study of hundreds of deals would take weeks."""
 
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 MAX_WORKERS: Final = 256
-EXIT_INTERRUPTED: Final = 130
-"""Exit status after Ctrl-C (128 + SIGINT), as shells report it; also after SIGTERM, which
-stops a study the same way."""
+EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
+"""Exit status after Ctrl-C, as shells report it (after SIGTERM: 128 + SIGTERM, 143)."""
 
 IN_FLIGHT_PER_WORKER: Final = 2
 """Tasks queued per worker: enough that no worker waits for the next deal, few enough that
@@ -115,9 +114,11 @@ def run_serially(tasks: Iterable[DealTask]) -> Iterator[StudyRow]:
 
 
 def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealTask],
-                    in_flight: int) -> Iterator[StudyRow]:
+                    in_flight: int, on_stop: Callable[[], None] | None = None
+                    ) -> Iterator[StudyRow]:
     """Solve the deals on ``executor``, at most ``in_flight`` at a time, yielding each row as
-    it is done (in completion order). Closing the iterator cancels what is queued."""
+    it is done (in completion order). Closing the iterator early cancels what is queued and
+    calls ``on_stop`` (which may end the deals under way)."""
     pending: set[concurrent.futures.Future[StudyRow]] = set()
     queue = iter(tasks)
     try:
@@ -135,17 +136,32 @@ def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealT
     finally:
         for future in pending:
             future.cancel()
+        if pending and on_stop is not None:
+            on_stop()
 
 
 Runner = Callable[[Iterable[DealTask]], Iterator[StudyRow]]
 
 
 def process_runner(stack: ExitStack, workers: int) -> Runner:
-    """Run the deals on ``workers`` processes of this machine."""
-    executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(max_workers=workers))
+    """Run the deals on ``workers`` processes of this machine.
+
+    The workers ignore Ctrl-C and SIGTERM (:mod:`gapgrid.api.study_stop`): when
+    the study stops early, it kills them, rather than wait for the deals they
+    are solving (up to the budget, an hour at most).
+    """
+    others = set(multiprocessing.active_children())  # not ours to kill (a caller's own)
+    executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, initializer=ignore_stop_signals))
     stack.callback(executor.shutdown, wait=True, cancel_futures=True)
+
+    def kill_workers() -> None:
+        for process in multiprocessing.active_children():
+            if process not in others:
+                process.kill()
+
     return functools.partial(run_on_executor, executor,
-                             in_flight=workers * IN_FLIGHT_PER_WORKER)
+                             in_flight=workers * IN_FLIGHT_PER_WORKER, on_stop=kill_workers)
 
 
 def dask_runner(stack: ExitStack, address: str) -> Runner:
@@ -298,8 +314,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     options, game number, verdict, line length, positions, seconds, solver
     version, budget and the winning line), so an interrupted study loses
     nothing: run the same command with --resume to go on. At the end the
-    file is sorted by deal and a summary printed. Exit status 2 for a usage
-    error, 130 when interrupted.
+    file is sorted by deal and a summary printed, also when Ctrl-C or SIGTERM
+    stops it. Exit status 2 for a usage error, 130 after Ctrl-C, 143 after
+    SIGTERM.
 
     --retry-unknown escalates a finished study: the deals it left unknown are
     solved again at the larger budget given, and their rows record it.
@@ -347,24 +364,25 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     total = len(slugs) * deals
-    with ExitStack() as stack:
-        # The runner first: a missing dask or an unreachable scheduler leaves no file behind.
-        runner = _runner(dask_address, workers, stack)
-        handle, done = _open_for_append(path, resume, settings, slugs)
-        stack.callback(handle.close)
-        already = sum(1 for slug in slugs for number in numbers
-                      if (slug, settings.options, number) in done)
-        if done:
-            click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are done",
-                       err=True)
-        # A generator, not a list: a study of a million deals queues a handful at a time.
-        tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
-                          budget_seconds=budget, budget_positions=max_positions)
-                 for slug in slugs for number in numbers
-                 if (slug, settings.options, number) not in done)
-        interrupted = _write_rows(stack, handle, runner, tasks, total, already)
-        sort_study_file(path)  # while the file is still held
-    _finish(ctx, path, interrupted, " with --resume")
+    with stop_signals() as stop:
+        with ExitStack() as stack:
+            # The runner first: a missing dask or an unreachable scheduler leaves no file.
+            runner = _runner(dask_address, workers, stack)
+            handle, done = _open_for_append(path, resume, settings, slugs)
+            stack.callback(handle.close)
+            already = sum(1 for slug in slugs for number in numbers
+                          if (slug, settings.options, number) in done)
+            if done:
+                click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are "
+                           f"done", err=True)
+            # A generator, not a list: a study of a million deals queues a handful at a time.
+            tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
+                              budget_seconds=budget, budget_positions=max_positions)
+                     for slug in slugs for number in numbers
+                     if (slug, settings.options, number) not in done)
+            _write_rows(stack, handle, runner, tasks, total, already, stop)
+            sort_study_file(path)  # while the file is still held
+        _finish(ctx, path, stop, " with --resume")
 
 
 def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
@@ -376,66 +394,43 @@ def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
     return run_serially
 
 
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Make SIGTERM stop the study as Ctrl-C does, while it lasts.
-
-    A study left running in the background (``nohup gapgrid study ... &``)
-    does not see Ctrl-C: its shell started it with SIGINT ignored. ``kill``
-    (SIGTERM), or a service manager stopping it, is then the way to stop it,
-    and without this it would end at once: its rows are safe (each is
-    written whole), but the file would be left unsorted and no summary
-    printed. The pool's workers are killed first: the deals they are
-    solving are unfinished, and a resumed study solves them again anyway.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may handle signals (a test's CLI runner in a thread)
-        return
-
-    def stop(signal_number: int, frame: object) -> None:
-        for worker in multiprocessing.active_children():
-            worker.kill()
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Iterable[DealTask],
-                total: int, already: int) -> bool:
-    """Solve ``tasks`` and append their rows to ``handle`` as they come, under a progress bar;
-    return whether Ctrl-C (or SIGTERM) stopped it."""
+                total: int, already: int, stop: Stop) -> None:
+    """Solve ``tasks`` and append their rows to ``handle`` as they come, under a progress bar,
+    until they are done or ``stop`` is signalled."""
     bar = stack.enter_context(_progress_bar(total, already))
+    if stop.signal is not None:
+        return  # stopped while the file was being read: solve nothing
     try:
-        with _terminate_as_interrupt():
-            for row in runner(tasks):
-                if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
-                    raise click.ClickException(
-                        f"a worker solved game {row.game_number} with solver version "
-                        f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
-                        f"install the same gapgrid on every worker")
-                # One write per whole line, flushed at once: a crash leaves whole rows and
-                # at worst one partial last line, which resuming cuts off.
-                handle.write(row.csv_line().encode())
-                handle.flush()
-                bar.update(1)
+        stop.writing = True
+        for row in runner(tasks):
+            if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
+                raise click.ClickException(
+                    f"a worker solved game {row.game_number} with solver version "
+                    f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
+                    f"install the same gapgrid on every worker")
+            # One write per whole line, flushed at once: a crash leaves whole rows and
+            # at worst one partial last line, which resuming cuts off.
+            handle.write(row.csv_line().encode())
+            handle.flush()
+            bar.update(1)
     except KeyboardInterrupt:
-        return True
-    return False
+        if stop.signal is None:  # not from a signal handled here (another thread's Ctrl-C)
+            stop.signal = signal.SIGINT
+    finally:
+        stop.writing = False
+        handle.flush()  # a row stopped between its write and its flush is kept for the sort
 
 
-def _finish(ctx: click.Context, path: Path, interrupted: bool, again: str) -> None:
-    """Print the summary of the study in ``path`` (each deal's latest row), and exit 130 when
-    interrupted."""
+def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
+    """Print the summary of the study in ``path`` (each deal's latest row), and exit with
+    128 plus the signal's number when a signal stopped it."""
     for summary in summarise(iter_latest_rows(path)):
         click.echo("\n".join(summary.lines()))
-    if interrupted:
+    if stop.signal is not None:
         click.echo(f"gapgrid: interrupted; the rows so far are in {path}: run the same "
                    f"command{again} to go on", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
+        ctx.exit(stop.exit_status)
 
 
 def _budgets_text(budgets: Iterable[StudySettings]) -> str:
@@ -452,7 +447,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
-    with _open_held(path) as handle:  # held from before it is read until it is sorted
+    with stop_signals() as stop, _open_held(path) as handle:  # held until it is sorted
         found = _read_held(handle, path, settings, slugs, retry=True)
         chosen = set(slugs)
         unknown = {key: before for key, before in found.unknown.items()
@@ -469,7 +464,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         if not retry:
             already = f" (its {len(same)} unknown deals had this budget)" if same else ""
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
-            _finish(ctx, path, False, "")
+            _finish(ctx, path, stop, "")
             return
         click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
                    f"{settings.budget_text()} (they had "
@@ -480,6 +475,6 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                  for variant, _, number in retry)
         with ExitStack() as stack:
             runner = runner_for(stack)
-            interrupted = _write_rows(stack, handle, runner, tasks, len(retry), 0)
+            _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
             sort_study_file(path)  # while the file is still held
-        _finish(ctx, path, interrupted, "")
+        _finish(ctx, path, stop, "")

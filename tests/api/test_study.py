@@ -36,10 +36,10 @@ from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import SOLVER_VERSION
+from tests.api.live import GAPGRID
 
 # Line Up's first six deals at a positions budget: the same verdicts on any machine (a seconds
 # budget alone would make deal 5, some 3,600 positions, depend on the machine's speed).
-GAPGRID = Path(sys.executable).with_name("gapgrid")
 STUDY = ["line-up", "--deals", "6", "--budget", "60", "--max-positions", "5000"]
 WON, LOST = {1, 3, 5, 6}, {4}
 """What these deals are, whatever the solver's version: it decides them well within the budget
@@ -646,10 +646,13 @@ def test_a_malformed_row_inside_the_file_is_refused(reference: Path, tmp_path: P
     assert "line 3" in result.stderr and "4 fields instead of 12" in result.stderr
 
 
-def _study_then_terminate(out: Path, *args: str) -> tuple[int, str, str, float]:
-    """Start ``gapgrid study`` as a background process would run, send it SIGTERM once its
-    first row is written, and return its exit status, its output, its error output and how
-    many seconds it took to end after the signal."""
+def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
+                       again_after: float | None = None) -> tuple[int, str, str, float]:
+    """Start ``gapgrid study`` in a process group of its own, as a background job runs, send
+    SIGTERM to it (or to its whole group) once its first row is written, and return its exit
+    status, its output, its error output and how many seconds it took to end after the
+    signal. With ``again_after``, a second SIGTERM follows that many seconds later. Every
+    process of the group must be gone soon after."""
     process = subprocess.Popen([str(GAPGRID), "study", *args, "--out", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
@@ -660,40 +663,65 @@ def _study_then_terminate(out: Path, *args: str) -> tuple[int, str, str, float]:
                 "the study wrote no row"
             time.sleep(0.05)
         signalled = time.monotonic()
-        process.send_signal(signal.SIGTERM)
+        if whole_group:
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.send_signal(signal.SIGTERM)
+        if again_after is not None:
+            time.sleep(again_after)
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
         stdout, stderr = process.communicate(timeout=60)
-        return process.returncode, stdout, stderr, time.monotonic() - signalled
+        seconds = time.monotonic() - signalled
+        while True:  # the workers, killed, are gone once reaped
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < signalled + 10, "a process of the study outlived it"
+            time.sleep(0.05)
+        return process.returncode, stdout, stderr, seconds
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
 
 
-def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path) -> None:
-    """``kill`` during a long deal (single-round Gaps game 6 is not decided in a minute): the
-    study stops at once with exit 130, its finished row (game 5) in the file, sorted, and its
-    summary printed; --resume goes on from there."""
+# Single-round Gaps from game 5: game 5 is won in well under a second, game 6 is not decided
+# within a minute today; 30 deals, so that the study is still under way when it is signalled
+# whatever a better solver decides.
+LONG_STUDY = ["montana", "-o", "redeals=0", "--first-deal", "5", "--deals", "30",
+              "--budget", "60"]
+
+
+def _check_stopped(out: Path, code: int, stdout: str, stderr: str, seconds: float) -> None:
+    """Stopped by SIGTERM: exit 143 soon after the signal, whole rows of game 5 and later
+    deals sorted by game number, the summary of those rows, no traceback."""
+    assert code == 128 + signal.SIGTERM, stderr
+    assert seconds < 30  # not the minute a deal under way could have had
+    numbers = [int(row["game_number"]) for row in rows_of(out)]
+    assert numbers[0] == 5 and numbers == sorted(numbers) and len(numbers) < 30
+    won = sum(1 for row in rows_of(out) if row["verdict"] == "won")
+    assert f"won {won}, lost 0, unknown {len(numbers) - won}" in stdout
+    assert "with --resume" in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("again_after", [None, 0.0, 0.05], ids=["once", "twice", "twice-later"])
+def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path, again_after: float | None
+                                              ) -> None:
+    """``kill`` (a study in the background does not see Ctrl-C) stops the deal under way at
+    once, and the rows so far are sorted and summarised; a second ``kill`` while that
+    happens, or while the command exits, changes nothing."""
     out = tmp_path / "t.csv"
-    study = ["montana", "-o", "redeals=0", "--first-deal", "5", "--deals", "2",
-             "--budget", "60"]
-    code, stdout, stderr, seconds = _study_then_terminate(out, *study)
-    assert code == study_module.EXIT_INTERRUPTED, stderr
-    assert seconds < 30  # not the minute game 6 would have had
-    assert [row["game_number"] for row in rows_of(out)] == ["5"]
-    assert "won 1, lost 0, unknown 0" in stdout and "with --resume" in stderr
-    assert "Traceback" not in stderr
+    _check_stopped(out, *_study_then_signal(out, *LONG_STUDY, again_after=again_after))
 
 
-def test_sigterm_stops_the_workers_of_a_pool_too(tmp_path: Path) -> None:
-    """With --workers 2 the signal also ends the worker solving game 6: the command does
-    not wait for its minute, and keeps only whole rows of finished deals."""
+@pytest.mark.parametrize("whole_group", [False, True], ids=["command", "whole-group"])
+def test_sigterm_stops_the_workers_of_a_pool_too(tmp_path: Path, whole_group: bool) -> None:
+    """With --workers 2, the command kills its workers rather than wait for their deals,
+    whether the signal reaches the command alone or every process of its group (as from a
+    service manager), and no worker prints a traceback."""
     out = tmp_path / "p.csv"
-    study = ["montana", "-o", "redeals=0", "--first-deal", "5", "--deals", "3",
-             "--budget", "60", "--workers", "2"]
-    code, stdout, stderr, seconds = _study_then_terminate(out, *study)
-    assert code == study_module.EXIT_INTERRUPTED, stderr
-    assert seconds < 30
-    numbers = [row["game_number"] for row in rows_of(out)]
-    assert numbers[0] == "5" and "6" not in numbers and numbers == sorted(numbers)
-    assert f"won {len(numbers)}, lost 0, unknown 0" in stdout  # the summary of those rows
-    assert "Traceback" not in stderr
+    code, stdout, stderr, seconds = _study_then_signal(out, *LONG_STUDY, "--workers", "2",
+                                                       whole_group=whole_group)
+    _check_stopped(out, code, stdout, stderr, seconds)

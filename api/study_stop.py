@@ -1,0 +1,94 @@
+"""How ``gapgrid study`` stops: Ctrl-C or SIGTERM, at any moment, and the file still ends sorted.
+
+A study runs for hours, often in the background (``nohup gapgrid study ...
+&``), where its shell has started it with Ctrl-C ignored: ``kill`` (SIGTERM),
+or a service manager stopping it, is then the way to stop it. Either signal
+stops the deals being solved; the rows written so far are then sorted and
+summarised as after a finished study, and the command exits with 128 plus
+the signal's number (130 after Ctrl-C, 143 after SIGTERM), as a shell reports
+a command a signal ended.
+
+While rows are being written a signal stops the writing at once
+(KeyboardInterrupt, as Python's own Ctrl-C does). Before and after that, a
+signal is only noted: the command goes on to sort the file and print the
+summary, which a second impatient Ctrl-C cannot cut short, and then exits as
+stopped. The pool's worker processes ignore both signals (they are sent to a
+whole process group by a terminal or a service manager); the command kills
+them itself when it stops, since the deals they are solving are unfinished
+and a resumed study solves them again anyway.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Stop:
+    """Whether, and by which signal, a study was asked to stop."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        """The first stop signal received (or SIGINT for a KeyboardInterrupt from elsewhere)."""
+        self.writing = False
+        """Rows are being written: a signal now stops the writing at once."""
+        self.received = False
+        """A signal reached :meth:`receive` (the process is stopping)."""
+
+    def receive(self, number: int, frame: FrameType | None) -> None:
+        """The signal handler: note the signal; while writing, stop the writing."""
+        self.received = True
+        if self.signal is None:
+            self.signal = number
+        if self.writing:
+            self.writing = False  # a second signal during the unwinding is only noted
+            raise KeyboardInterrupt
+
+    @property
+    def exit_status(self) -> int:
+        """128 plus the signal's number, as a shell reports a command a signal ended."""
+        assert self.signal is not None
+        return 128 + self.signal
+
+
+@contextmanager
+def stop_signals() -> Iterator[Stop]:
+    """Handle Ctrl-C and SIGTERM as :class:`Stop` says for as long as the block lasts.
+
+    A signal that this process ignores (Ctrl-C in a background job) stays
+    ignored. Off the main thread (where Python lets no code handle signals)
+    nothing changes, and a KeyboardInterrupt is all there is.
+    """
+    stop = Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {}
+    for number in STOP_SIGNALS:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            previous[number] = signal.signal(number, stop.receive)
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            if stop.received:
+                # Told to stop, this process is about to exit: a further signal must not
+                # kill it first (Python's shutdown puts back the default of every signal
+                # it handles, but not of one it ignores), so that it exits with 128 plus
+                # the first signal's number.
+                signal.signal(number, signal.SIG_IGN)
+            else:
+                # None: a handler not installed from Python; the default is the nearest to it
+                signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+
+def ignore_stop_signals() -> None:
+    """In a worker process: leave stopping to the command, which kills its workers when it
+    stops (a worker stopped by a signal sent to the whole group would print a traceback)."""
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
