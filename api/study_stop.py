@@ -25,8 +25,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Final
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C, and what ``kill`` and service managers send."""
 
 
 class Stop:
