@@ -11,12 +11,16 @@ and prints the same figures as a Markdown table on standard output (the one in
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from gapgrid.api.services.study import StudyFileError, Summary, iter_latest_rows, summarise
+
+TITLE_WIDTH = 80
+"""Characters a line of the title holds: it is centred over the axes, right of the long labels."""
 
 
 def read_summaries(folder: Path) -> list[Summary]:
@@ -96,9 +100,11 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
     retried = sorted({budget for summary in summaries for budget, _ in summary.retries},
                      key=lambda text: float(text.split()[0]))
     retry_text = f"; unknown deals retried at {', '.join(retried)}" if retried else ""
-    axes.set_title(f"How often each game can be won: gapgrid's solver (version "
-                   f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
-                   f"s per deal{retry_text}", fontsize=10)
+    title = (f"How often each game can be won: gapgrid's solver (version "
+             f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
+             f"s per deal{retry_text}")
+    # Wrapped: with several retry budgets one line ran past the figure's edge.
+    axes.set_title("\n".join(textwrap.wrap(title, TITLE_WIDTH)), fontsize=10)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     pyplot.close(figure)
