@@ -5,10 +5,11 @@
 [--resume | --retry-unknown]`` solves PySolFC game numbers K .. K+N-1 with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
-handling and the statistics). When the study ends, or is interrupted (Ctrl-C,
-or SIGTERM), the file is sorted by deal, so it is the same whatever ran it, and a summary is
-printed: won, lost, unknown, the winnable share with its 95 % Wilson
-interval, and the bounds that counting every unknown as lost or as won gives.
+handling and the statistics). When the study ends, or is stopped (Ctrl-C or
+SIGTERM: :mod:`gapgrid.api.study_stop`), the file is sorted by deal, so it is
+the same whatever ran it, and a summary is printed: won, lost, unknown, the
+winnable share with its 95 % Wilson interval, and the bounds that counting
+every unknown as lost or as won gives.
 ``--retry-unknown`` escalates a study already run: the deals whose row is
 unknown at a smaller budget are solved again at the one given, and each new
 row, appended like any other, replaces the old one when the file is sorted.
