@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import random
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Final, Literal
 
 import attrs
@@ -33,17 +33,20 @@ from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
+from gapgrid.core.rollouts import Action as RolloutAction
+from gapgrid.core.rollouts import NestedRollouts
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "3"
+SOLVER_VERSION: Final = "4"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
 study sitting); 2: cheaper positions, beams balanced against the restarts,
 side-by-side pairs in the evaluation; 3: a resumable best-first search
 beside the beams, both by an evaluation for every fill rule
-(:mod:`core.evaluation`: Manhattan distances where cards slide)."""
+(:mod:`core.evaluation`: Manhattan distances where cards slide); 4: nested rollouts
+(:mod:`core.rollouts`) beside them, with twice the restarts' share."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -84,7 +87,8 @@ class SearchResult:
     """For ``won``: the actions from the position to a win, replayed; empty otherwise."""
 
     positions: int
-    """Positions explored (each distinct position once)."""
+    """Positions explored by the searches (each distinct position once in each), plus one
+    for every :data:`ROLLOUT_STEPS_PER_POSITION` actions the rollouts played."""
 
     seconds: float
     stopped_by: str | None = None
@@ -176,6 +180,19 @@ SHORTEN_WIDTH: Final = 32
 
 MAX_BEAM_DOUBLINGS: Final = 8
 
+ROLLOUT_SHARE: Final = 2
+"""The nested rollouts' positions for each position of the depth-first restarts.
+
+At 300,000 positions a deal (solver 3 against 4, bench/README.md), with the
+rollouts at 1 or 2 times the restarts' share: the 30 anchors 17 decided
+either way (12 without rollouts), Paganini II 17 of 20 (14), Spaces and
+Aces 14 and 15 (9), Jungle 16 (15), Montana Classic 20 (20) in less time.
+Twice, because the restarts, which prove losses, are needed for few deals."""
+
+ROLLOUT_STEPS_PER_POSITION: Final = 4
+"""Playout actions that count as one position: about what one costs against a search's
+position (its key, table look-up and move ordering), measured on four games."""
+
 
 class _Node:
     """A position a best-first or beam search keeps: how it was reached, and its board."""
@@ -246,6 +263,12 @@ class _Search:
         self.best_at: _Node | None = None
         """That position."""
         self.counter = 0
+        self.rollouts: Generator[int, None, list[RolloutAction] | None] | None = None
+        """The nested rollouts' resumable search (None until it starts)."""
+        self.rollouts_done = False
+        """Whether the rollouts have nothing more to try (the start has no action)."""
+        self.rollout_steps = 0
+        """Playout actions not yet counted as a whole position."""
 
     # -- the position key ------------------------------------------------------
 
@@ -304,17 +327,19 @@ class _Search:
     def run(self) -> list[Action] | None:
         """Return a winning line, or None when none exists; raise :class:`_Stop` at the budget.
 
-        Depth-first restarts take turns with beam searches of growing width
-        and with one best-first search that resumes where it stopped; the
-        restarts get half the positions, the beams and the best-first
-        search a quarter each (beams win most Montana-like deals and
-        sliding puzzles, the best-first search some the beams miss). A
+        Depth-first restarts take turns with beam searches of growing width,
+        with one best-first search and with the nested rollouts, the last
+        two resuming where they stopped. For each position of the restarts
+        the best-first search and the beams get half a position each and
+        the rollouts :data:`ROLLOUT_SHARE` (the beams win most sliding
+        puzzles and Spaces and Aces deals, the rollouts most single-round
+        Montana-like deals, the best-first search some the others miss). A
         restart proves a loss by finishing, the best-first search by
         running out of positions to expand.
         """
         if self.engine.won:
             return []
-        attempt = in_restarts = in_beams = in_best_first = beams = 0
+        attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = 0
         beams_exhausted = False
         while True:
             attempt += 1
@@ -326,7 +351,8 @@ class _Search:
                 return outcome or None  # [] means the start is dead: lost
             if not self.reductions.heuristic_order:
                 continue
-            # The best-first search and beams get half as many positions as the restarts each.
+            # The best-first search and beams get half as many positions as the restarts each,
+            # the rollouts ROLLOUT_SHARE times as many.
             share = in_restarts // 2 - in_best_first
             if share > 0:
                 before = self.positions
@@ -344,6 +370,39 @@ class _Search:
                 if line is not None:
                     return line
                 beams_exhausted = self.positions == before  # nothing new to look at
+            share = int(in_restarts * ROLLOUT_SHARE) - in_rollouts
+            if share > 0 and not self.rollouts_done:
+                before = self.positions
+                line = self.nested_rollouts(self.positions + share)
+                in_rollouts += self.positions - before
+                if line is not None:
+                    return line
+
+    def nested_rollouts(self, until: int) -> list[Action] | None:
+        """Go on with the nested rollouts (:mod:`core.rollouts`) until ``until`` positions.
+
+        Every :data:`ROLLOUT_STEPS_PER_POSITION` actions a playout plays
+        count as a position. Returns the winning
+        line, or None (at ``until``, or when the rollouts have nothing to
+        try). It resumes where the last call stopped; the search's engine is
+        not touched (the rollouts have their own).
+        """
+        if self.rollouts is None:
+            start = _Node(None, None, self.engine).engine(self.engine)
+            self.rollouts = NestedRollouts(start, self.evaluate).steps()
+        try:
+            while self.positions < until:
+                whole, self.rollout_steps = divmod(self.rollout_steps + next(self.rollouts),
+                                                   ROLLOUT_STEPS_PER_POSITION)
+                self.positions += whole
+                if self.positions >= self.next_check:
+                    self.check_budget()
+        except StopIteration as finished:
+            self.rollouts_done = True
+            line: list[RolloutAction] | None = finished.value
+            if line is not None:
+                return [REDEAL if action is None else Move(*action) for action in line]
+        return None
 
     def best_first(self, until: int) -> list[Action] | None:
         """Expand the best-looking positions until ``until`` positions in all.

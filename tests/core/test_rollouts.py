@@ -1,0 +1,98 @@
+"""Nested rollouts: wins that replay, the same line every time, the engine left as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.evaluation import evaluation_for
+from gapgrid.core.game import Engine, GameState, new_game
+from gapgrid.core.notation import REDEAL, Action, Move
+from gapgrid.core.replay import replay_from
+from gapgrid.core.rollouts import Action as Step
+from gapgrid.core.rollouts import NestedRollouts
+
+STEP_CAP = 50_000
+"""More playout actions than any deal below needs (a few hundred to a few thousand)."""
+
+
+def _rollouts(state: GameState) -> tuple[Engine, Generator[int, None, list[Step] | None]]:
+    engine = Engine.from_state(state)
+    evaluate, _ = evaluation_for(state.rules)
+    return engine, NestedRollouts(engine, evaluate).steps()
+
+
+def _line(state: GameState) -> list[Action] | None:
+    """The rollouts' winning line from ``state``, as actions (None when they end without one)."""
+    _, steps = _rollouts(state)
+    played = 0
+    try:
+        while played < STEP_CAP:
+            played += next(steps)
+    except StopIteration as finished:
+        found = finished.value
+        return None if found is None else [REDEAL if step is None else Move(*step)
+                                           for step in found]
+    raise AssertionError(f"no win within {STEP_CAP} playout actions")
+
+
+def test_a_line_the_rollouts_find_replays_to_a_win(catalogue: Catalogue) -> None:
+    """Line Up game 3: the rollouts' line is won when the engine replays it."""
+    state = new_game(catalogue.rules("line-up"), DealNumber(3))
+    line = _line(state)
+    assert line
+    replayed = replay_from(state, line)
+    assert replayed.ok and replayed.won
+
+
+def test_the_rollouts_redeal_when_stuck_and_the_line_replays(catalogue: Catalogue) -> None:
+    """Montana game 5 is won with both redeals: the redeals are actions of the line."""
+    state = new_game(catalogue.rules("montana"), DealNumber(5))
+    line = _line(state)
+    assert line and line.count(REDEAL) == 2
+    replayed = replay_from(state, line)
+    assert replayed.ok and replayed.won
+
+
+def test_the_same_position_gives_the_same_line(catalogue: Catalogue) -> None:
+    """Every random choice comes from a seeded generator: two runs find one line."""
+    state = new_game(catalogue.rules("line-up"), DealNumber(1))
+    assert _line(state) == _line(state)
+
+
+def test_the_engine_is_back_at_the_start_when_the_caller_stops(catalogue: Catalogue) -> None:
+    """Stopping the rollouts midway (the solver's budget ran out) takes every action back."""
+    state = new_game(catalogue.rules("montana", {"redeals": "0"}), DealNumber(3))
+    engine, steps = _rollouts(state)
+    before = bytes(engine.codes)
+    for _ in range(500):  # some way into a level-1 search: moves played at its top
+        next(steps)
+    steps.close()
+    assert bytes(engine.codes) == before
+
+
+def test_a_stuck_start_ends_the_rollouts_at_once(catalogue: Catalogue) -> None:
+    """With no action at all from the start there is nothing to play out: None, not a loop."""
+    state = new_game(catalogue.rules("line-up"), DealNumber(4))
+    for _ in range(200):  # Line Up game 4 is lost: playing the first move gets stuck
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state = state.apply(moves[0])
+    assert not state.legal_moves() and not state.is_won
+    assert _line(state) is None
+
+
+def test_games_that_never_end_by_themselves_stop_at_the_cap(catalogue: Catalogue) -> None:
+    """Rectangular Rovers never gets stuck (a card can always slide back): with a cap of 5
+    actions every playout and every level-1 search stops at it, and the next one starts."""
+    state = new_game(catalogue.rules("rectangular-rovers"), DealNumber(1))
+    engine = Engine.from_state(state)
+    evaluate, _ = evaluation_for(state.rules)
+    steps = NestedRollouts(engine, evaluate, max_steps=5).steps()
+    before = bytes(engine.codes)
+    played = sum(next(steps) for _ in range(400))  # many level-1 searches of at most 5 moves
+    assert 400 <= played <= 400 * 6
+    steps.close()
+    assert bytes(engine.codes) == before
