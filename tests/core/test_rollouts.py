@@ -72,6 +72,21 @@ def test_the_engine_is_back_at_the_start_when_the_caller_stops(catalogue: Catalo
     assert bytes(engine.codes) == before
 
 
+def test_redeals_are_taken_back_too_when_the_caller_stops(catalogue: Catalogue) -> None:
+    """Montana Classic game 11: stopped with redeals in the line at play, the board, the
+    redeals used and the generator are all back as they were."""
+    state = new_game(catalogue.rules("montana-classic"), DealNumber(11))
+    engine, steps = _rollouts(state)
+    before = (bytes(engine.codes), engine.redeals_used, engine.rng_state)
+    redealt = False
+    for _ in range(300):
+        next(steps)
+        redealt = redealt or engine.redeals_used > 0
+    assert redealt  # the level-1 search's own line held a redeal at some pause
+    steps.close()
+    assert (bytes(engine.codes), engine.redeals_used, engine.rng_state) == before
+
+
 def test_a_stuck_start_ends_the_rollouts_at_once(catalogue: Catalogue) -> None:
     """With no action at all from the start there is nothing to play out: None, not a loop."""
     state = new_game(catalogue.rules("line-up"), DealNumber(4))
