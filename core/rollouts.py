@@ -72,6 +72,7 @@ class NestedRollouts:
         layout = engine.rules.layout
         self._rows = layout.slot_rows
         self._layout = layout
+        self._row_starts = tuple(layout.row_starts())
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
         """The most actions of a playout, and of a level-1 search's own line."""
 
@@ -154,7 +155,7 @@ class NestedRollouts:
         cells, sequence = self.engine.cells, self._layout.sequence_ranks
         card = cells[source]
         assert card is not None
-        length = target - self._layout.row_starts()[self._rows[target]]
+        length = target - self._row_starts[self._rows[target]]
         if length == 0:
             return card % RANKS_PER_SUIT == sequence[0]
         head = cells[target - length]

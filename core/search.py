@@ -372,7 +372,7 @@ class _Search:
                 if line is not None:
                     return line
                 beams_exhausted = self.positions == before  # nothing new to look at
-            share = int(in_restarts * ROLLOUT_SHARE) - in_rollouts
+            share = in_restarts * ROLLOUT_SHARE - in_rollouts
             if share > 0 and not self.rollouts_done:
                 before = self.positions
                 line = self.nested_rollouts(self.positions + share)
