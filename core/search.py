@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import random
 import time
-from collections.abc import Callable, Generator, Hashable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Final, Literal
 
 import attrs
@@ -35,10 +35,11 @@ from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
+from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "4"
+SOLVER_VERSION: Final = "5"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -46,7 +47,8 @@ study sitting); 2: cheaper positions, beams balanced against the restarts,
 side-by-side pairs in the evaluation; 3: a resumable best-first search
 beside the beams, both by an evaluation for every fill rule
 (:mod:`core.evaluation`: Manhattan distances where cards slide); 4: nested rollouts
-(:mod:`core.rollouts`) beside them, with twice the restarts' share."""
+(:mod:`core.rollouts`) beside them, with twice the restarts' share; 5: won lines without
+their detours and idle actions (:mod:`core.shortening`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -124,9 +126,11 @@ def solve(state: GameState, budget: Budget | None = None,
     except _Stop as stop:
         return SearchResult("unknown", (), search.positions, time.monotonic() - started,
                             stopped_by=stop.what)
-    seconds = time.monotonic() - started
     if line is None:
-        return SearchResult("lost", (), search.positions, seconds)
+        return SearchResult("lost", (), search.positions, time.monotonic() - started)
+    # The searches wander (the rollouts most): what the win does not need is cut out.
+    line = list(tightened(state, line))
+    seconds = time.monotonic() - started
     checked = replay_from(state, line)
     if not (checked.ok and checked.won):  # never hand out a line the engine would refuse
         raise AssertionError(f"the solver's line does not replay to a win: {checked.error}")
@@ -616,7 +620,7 @@ def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0,
     the same line always gives the same result (a puzzle's par does not
     depend on the machine's load) as long as ``seconds`` is not reached first.
     """
-    shortest = _without_detours(state, line)
+    shortest = without_detours(state, line)
     search = _Search(Engine.from_state(state), Budget(seconds=seconds, positions=positions),
                      None, reductions_for(state.rules))
     width = SHORTEN_WIDTH
@@ -632,30 +636,6 @@ def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0,
     if not (checked.ok and checked.won):
         raise AssertionError("a shortened line does not replay to a win")
     return shortest
-
-
-def _without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
-    """``line`` with every stretch between two visits of one position cut out."""
-    engine = Engine.from_state(state)
-    kept: list[Action] = []
-    where: dict[tuple[bytes, int, Hashable], int] = {}
-    key = (engine.key(), engine.redeals_used, engine.rng_state)
-    where[key] = 0
-    for action in line:
-        refusal = engine.apply(action)
-        if refusal is not None:
-            raise ValueError(f"{action} is refused: {refusal.reason}")
-        kept.append(action)
-        key = (engine.key(), engine.redeals_used, engine.rng_state)
-        earlier = where.get(key)
-        if earlier is not None:
-            del kept[earlier:]
-            where = {known: at for known, at in where.items() if at <= earlier}
-        else:
-            where[key] = len(kept)
-        if engine.won:
-            break
-    return tuple(kept)
 
 
 def line_text(line: Sequence[Action]) -> list[str]:

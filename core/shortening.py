@@ -1,0 +1,117 @@
+"""Shorter winning lines from a winning line: the actions it plays for nothing, cut out.
+
+The solver's searches find wins, not short ones: a depth-first search
+wanders, and a nested rollout (:mod:`core.rollouts`) plays random moves
+around the ones that matter, so a card may be moved away and back, or a
+gap shuttled along a row, dozens of times. A player following a hint
+would play those moves too. Two cuts, both cheap and deterministic (the
+same line always gives the same result), and both keeping a line a win:
+
+* :func:`without_detours`: every stretch between two visits of one
+  position is cut out.
+* :func:`without_idle_actions`: greedy action elimination (Nakhost and
+  Müller, "Action Elimination and Plan Neighborhood Graph Search",
+  ICAPS 2009): one action at a time, the line is replayed without it,
+  skipping each later action the rules now refuse; if the game is still
+  won, the shorter line is kept. Moving a card away and back, for
+  instance, goes in one step: without the first move, the second is
+  refused (its card never left).
+
+Each cut is checked by the engine as it is made, so a line that comes out
+wins whenever the line that went in does; the solver replays it once more
+before answering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Final
+
+from gapgrid.core.game import Engine, GameState
+from gapgrid.core.notation import Action
+
+IDLE_CUT_WORK: Final = 300_000
+"""The most actions :func:`without_idle_actions` replays for one line, so its cost is
+bounded (about half a second here) whatever the line's length: it is quadratic in the
+length, and the longest lines (Rectangular Rovers', over a thousand actions) would take
+seconds. Past it, the rest of the line is left as it is."""
+
+
+def tightened(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
+    """``line`` (a win from ``state``) without its detours, then without its idle actions."""
+    return without_idle_actions(state, without_detours(state, line))
+
+
+def without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
+    """``line`` with every stretch between two visits of one position cut out.
+
+    Raises ValueError when an action of ``line`` is refused.
+    """
+    engine = Engine.from_state(state)
+    kept: list[Action] = []
+    where: dict[tuple[bytes, int, Hashable], int] = {}
+    key = (engine.key(), engine.redeals_used, engine.rng_state)
+    where[key] = 0
+    for action in line:
+        refusal = engine.apply(action)
+        if refusal is not None:
+            raise ValueError(f"{action} is refused: {refusal.reason}")
+        kept.append(action)
+        key = (engine.key(), engine.redeals_used, engine.rng_state)
+        earlier = where.get(key)
+        if earlier is not None:
+            del kept[earlier:]
+            where = {known: at for known, at in where.items() if at <= earlier}
+        else:
+            where[key] = len(kept)
+        if engine.won:
+            break
+    return tuple(kept)
+
+
+def without_idle_actions(state: GameState, line: Sequence[Action],
+                         max_work: int = IDLE_CUT_WORK) -> tuple[Action, ...]:
+    """``line`` (a win from ``state``) without the actions the win does not need.
+
+    Greedy passes from the first action to the last: the line is replayed
+    from just before action ``i`` without it, each later action the rules
+    refuse being skipped too; when the game is still won at the end, that
+    shorter line replaces the rest, and action ``i`` of it is tried next.
+    Otherwise action ``i`` stays. The passes go on until one cuts nothing
+    (a cut late in the line can make an earlier action idle), so that no
+    single action of the result can go, unless ``max_work`` replayed actions
+    stop it first: every line kept is a win, so the result is one anyway.
+    """
+    kept = list(line)
+    work = 0
+    while work < max_work:
+        length = len(kept)
+        work = _one_pass(Engine.from_state(state), kept, work, max_work)
+        if len(kept) == length:
+            break
+    return tuple(kept)
+
+
+def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> int:
+    """One pass of :func:`without_idle_actions` over ``kept``, cut in place from
+    ``engine`` at its start; returns the work done so far."""
+    index = 0
+    while index < len(kept) and work < max_work:
+        replayed: list[Action] = []
+        for action in kept[index + 1:]:
+            work += 1
+            if engine.apply(action) is None:
+                replayed.append(action)
+                if engine.won:
+                    break
+        won = engine.won
+        for _ in replayed:  # back to just before action ``index``
+            engine.undo()
+        if won:
+            kept[index:] = replayed
+            continue
+        refusal = engine.apply(kept[index])
+        if refusal is not None:
+            raise ValueError(f"{kept[index]} is refused: {refusal.reason}")
+        index += 1
+    return work
