@@ -10,8 +10,8 @@ same line always gives the same result), and both keeping a line a win:
 * :func:`without_detours`: every stretch between two visits of one
   position is cut out.
 * :func:`without_idle_actions`: greedy action elimination (Nakhost and
-  Müller, "Action Elimination and Plan Neighborhood Graph Search",
-  ICAPS 2009): one action at a time, the line is replayed without it,
+  Müller, "Action Elimination and Plan Neighborhood Graph Search: Two
+  Algorithms for Plan Improvement", ICAPS 2010): one action at a time, the line is replayed without it,
   skipping each later action the rules now refuse; if the game is still
   won, the shorter line is kept. Moving a card away and back, for
   instance, goes in one step: without the first move, the second is
