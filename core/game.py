@@ -306,6 +306,15 @@ class Engine:
             return self.undo()
         raise TypeError(f"not an action: {action!r}")
 
+    def allows(self, source: int, target: int) -> bool:
+        """Tell whether :meth:`move` (``source``, ``target``) would be accepted now, without
+        working out the refusal's reason (for callers that try many moves the rules may
+        refuse, such as :mod:`core.shortening`)."""
+        cells = self.cells
+        return (0 <= source < len(cells) and 0 <= target < len(cells)
+                and cells[target] is None and cells[source] is not None
+                and self._accepts(cells, source, target))
+
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""
         return self.apply(Move(source, target))

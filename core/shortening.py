@@ -11,9 +11,9 @@ same line always gives the same result), and both keeping a line a win:
   position is cut out.
 * :func:`without_idle_actions`: greedy action elimination (Nakhost and
   Müller, "Action Elimination and Plan Neighborhood Graph Search: Two
-  Algorithms for Plan Improvement", ICAPS 2010): one action at a time, the line is replayed without it,
-  skipping each later action the rules now refuse; if the game is still
-  won, the shorter line is kept. Moving a card away and back, for
+  Algorithms for Plan Improvement", ICAPS 2010): one action at a time,
+  the line is replayed without it, skipping each later action the rules
+  now refuse; if the game is still won, the shorter line is kept. Moving a card away and back, for
   instance, goes in one step: without the first move, the second is
   refused (its card never left).
 
@@ -28,7 +28,7 @@ from collections.abc import Hashable, Sequence
 from typing import Final
 
 from gapgrid.core.game import Engine, GameState
-from gapgrid.core.notation import Action
+from gapgrid.core.notation import Action, Move
 
 IDLE_CUT_WORK: Final = 300_000
 """The most actions :func:`without_idle_actions` replays for one line, so its cost is
@@ -100,6 +100,8 @@ def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> i
         replayed: list[Action] = []
         for action in kept[index + 1:]:
             work += 1
+            if type(action) is Move and not engine.allows(action.source, action.target):
+                continue  # refused: most are, and a refusal's reason is dear to work out
             if engine.apply(action) is None:
                 replayed.append(action)
                 if engine.won:

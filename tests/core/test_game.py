@@ -224,3 +224,18 @@ def test_questions_between_moves_see_the_board_the_moves_made(catalogue: Catalog
                 assert sorted(engine.gaps) == sorted(fresh.gaps)
         assert engine.undo() is None
         assert engine.snapshot() == Engine.from_state(engine.snapshot()).snapshot()
+
+
+@pytest.mark.parametrize("variant", ["montana", "spaces-and-aces", "rectangular-rovers"])
+def test_allows_agrees_with_move_on_every_pair_of_slots(catalogue: Catalogue,
+                                                        variant: str) -> None:
+    """The cheap check says yes exactly where a move is accepted, off-board slots included."""
+    engine = Engine.from_state(_state(catalogue, variant, "5"))
+    slots = range(-1, len(engine.cells) + 1)
+    for source in slots:
+        for target in slots:
+            allowed = engine.allows(source, target)
+            accepted = engine.move(source, target) is None
+            if accepted:
+                engine.undo()
+            assert allowed == accepted, (source, target)

@@ -78,7 +78,8 @@ def test_a_refused_action_is_an_error(catalogue: Catalogue) -> None:
         without_idle_actions(state, [Move(0, 0)])
 
 
-@pytest.mark.parametrize(("slug", "number"), [("montana", 1), ("spaces-and-aces", 1), ("double-blue-moon", 1)])
+@pytest.mark.parametrize(("slug", "number"),
+                         [("montana", 1), ("spaces-and-aces", 1), ("double-blue-moon", 1)])
 def test_the_solvers_lines_come_cut(catalogue: Catalogue, slug: str, number: int) -> None:
     """A won line from the solver has no idle action left."""
     state = new_game(catalogue.rules(slug), DealNumber(number))
