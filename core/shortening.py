@@ -32,7 +32,7 @@ from gapgrid.core.notation import Action, Move
 
 IDLE_CUT_WORK: Final = 400_000
 """The most work :func:`without_idle_actions` does for one line, so that its cost is
-bounded (about half a second here) whatever the line's length: it is quadratic in the
+bounded (at most 0.4 s here) whatever the line's length: it is quadratic in the
 length, and the longest lines (Rectangular Rovers', over a thousand actions) would take
 seconds. Past it, the rest of the line is left as it is. An action looked at counts 1,
 and :data:`PLAYED_WORK` more when it is played (and then taken back)."""
