@@ -13,13 +13,15 @@ same line always gives the same result), and both keeping a line a win:
   Müller, "Action Elimination and Plan Neighborhood Graph Search: Two
   Algorithms for Plan Improvement", ICAPS 2010): one action at a time,
   the line is replayed without it, skipping each later action the rules
-  now refuse; if the game is still won, the shorter line is kept. Moving a card away and back, for
-  instance, goes in one step: without the first move, the second is
-  refused (its card never left).
+  now refuse; if the game is still won, the shorter line is kept. Moving
+  a card away and back, for instance, goes in one step: without the first
+  move, the second is refused (its card never left).
 
-Each cut is checked by the engine as it is made, so a line that comes out
-wins whenever the line that went in does; the solver replays it once more
-before answering.
+A line to cut is card moves and redeals that win from the position, as
+the solver gives them; anything else (an ``undo``, a refused action, a
+line that does not win) is a ValueError. Each cut is checked by the
+engine as it is made, so the line that comes out wins too; the solver
+replays it once more before answering.
 """
 
 from __future__ import annotations
@@ -28,18 +30,26 @@ from collections.abc import Hashable, Sequence
 from typing import Final
 
 from gapgrid.core.game import Engine, GameState
-from gapgrid.core.notation import Action, Move
+from gapgrid.core.notation import Action, Move, Redeal
 
 IDLE_CUT_WORK: Final = 400_000
 """The most work :func:`without_idle_actions` does for one line, so that its cost is
-bounded (at most 0.4 s here) whatever the line's length: it is quadratic in the
-length, and the longest lines (Rectangular Rovers', over a thousand actions) would take
-seconds. Past it, the rest of the line is left as it is. An action looked at counts 1,
-and :data:`PLAYED_WORK` more when it is played (and then taken back)."""
+bounded whatever the line's length (at most 0.4 s on the machine of ``bench/README.md``):
+it is quadratic in the length, and the longest lines (Rectangular Rovers', over a thousand
+actions) would take seconds. Past it, the rest of the line is left as it is (the replay
+under way when the cap is reached still ends: at most one line's length more)."""
 
-PLAYED_WORK: Final = 4
-"""The work of playing an action and taking it back, against looking at it (measured:
-a refused move is skipped about four times as fast)."""
+LOOK_WORK: Final = 1
+"""The work of looking at a card move the rules refuse, the unit."""
+
+PLAYED_WORK: Final = 5
+"""The work of playing a card move and taking it back (measured: about five refused
+moves are looked at in the same time)."""
+
+REDEAL_WORK: Final = 60
+"""The work of trying a redeal, played or refused: the rules look for a legal move or
+shuffle the board (measured: 10 to 20 microseconds, against about 0.3 for a refused
+card move)."""
 
 
 def tightened(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
@@ -50,17 +60,16 @@ def tightened(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
 def without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
     """``line`` with every stretch between two visits of one position cut out.
 
-    Raises ValueError when an action of ``line`` is refused.
+    Raises ValueError unless ``line`` is card moves and redeals that win from ``state``.
     """
+    _check_winning(state, line)
     engine = Engine.from_state(state)
     kept: list[Action] = []
     where: dict[tuple[bytes, int, Hashable], int] = {}
     key = (engine.key(), engine.redeals_used, engine.rng_state)
     where[key] = 0
     for action in line:
-        refusal = engine.apply(action)
-        if refusal is not None:
-            raise ValueError(f"{action} is refused: {refusal.reason}")
+        engine.apply(action)  # accepted: checked above
         kept.append(action)
         key = (engine.key(), engine.redeals_used, engine.rng_state)
         earlier = where.get(key)
@@ -84,10 +93,12 @@ def without_idle_actions(state: GameState, line: Sequence[Action],
     shorter line replaces the rest, and action ``i`` of it is tried next.
     Otherwise action ``i`` stays. The passes go on until one cuts nothing
     (a cut late in the line can make an earlier action idle), so that no
-    single action of the result can go, unless ``max_work`` (:data:`IDLE_CUT_WORK`)
-    stops it first: every line kept is a win, so the result is one anyway.
+    single action of the result can go, unless ``max_work``
+    (:data:`IDLE_CUT_WORK`) stops them first: every line kept is a win, so
+    the result is one anyway. Raises ValueError unless ``line`` is card
+    moves and redeals that win from ``state``.
     """
-    kept = list(line)
+    kept = list(_check_winning(state, line))
     work = 0
     while work < max_work:
         length = len(kept)
@@ -97,16 +108,35 @@ def without_idle_actions(state: GameState, line: Sequence[Action],
     return tuple(kept)
 
 
+def _check_winning(state: GameState, line: Sequence[Action]) -> Sequence[Action]:
+    """``line`` up to its first win; ValueError unless it is moves and redeals that win."""
+    engine = Engine.from_state(state)
+    for played, action in enumerate(line):
+        if not isinstance(action, Move | Redeal):
+            raise ValueError(f"a line to cut holds card moves and redeals, not {action}")
+        refusal = engine.apply(action)
+        if refusal is not None:
+            raise ValueError(f"{action} is refused: {refusal.reason}")
+        if engine.won:
+            return line[:played + 1]
+    if not engine.won:
+        raise ValueError("the line does not win")
+    return line  # the start itself is won: empty
+
+
 def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> int:
-    """One pass of :func:`without_idle_actions` over ``kept``, cut in place from
-    ``engine`` at its start; returns the work done so far."""
+    """One pass of :func:`without_idle_actions`: ``kept`` (a winning line from the
+    position ``engine`` stands at) is cut in place; returns the running work total."""
     index = 0
     while index < len(kept) and work < max_work:
         replayed: list[Action] = []
         for action in kept[index + 1:]:
-            work += 1
-            if type(action) is Move and not engine.allows(action.source, action.target):
-                continue  # refused: most are, and a refusal's reason is dear to work out
+            if type(action) is Move:
+                work += LOOK_WORK
+                if not engine.allows(action.source, action.target):
+                    continue  # most are refused, and a refusal's reason is costly
+            else:
+                work += REDEAL_WORK
             if engine.apply(action) is None:
                 replayed.append(action)
                 if engine.won:
@@ -114,12 +144,13 @@ def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> i
         won = engine.won
         work += PLAYED_WORK * len(replayed)
         for _ in replayed:  # back to just before action ``index``
-            engine.undo()
+            refusal = engine.undo()
+            assert refusal is None, "an action just played is taken back"
         if won:
             kept[index:] = replayed
             continue
         refusal = engine.apply(kept[index])
-        if refusal is not None:
-            raise ValueError(f"{kept[index]} is refused: {refusal.reason}")
+        assert refusal is None, "every line kept is a win from the start"
+        work += PLAYED_WORK
         index += 1
     return work

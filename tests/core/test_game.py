@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -239,3 +241,18 @@ def test_allows_agrees_with_move_on_every_pair_of_slots(catalogue: Catalogue,
             if accepted:
                 engine.undo()
             assert allowed == accepted, (source, target)
+
+
+def test_allows_agrees_with_move_once_rectangular_rovers_is_won(catalogue: Catalogue) -> None:
+    """Rectangular Rovers' slides would go on after the win; the engine refuses them, and
+    the cheap check too (the committed study's line for game 3 wins it)."""
+    study = Path(__file__).resolve().parents[2] / "data" / "study" / "solver-3"
+    with (study / "rectangular-rovers.csv").open(newline="", encoding="utf-8") as rows:
+        row = next(row for row in csv.DictReader(rows) if row["game_number"] == "3")
+    engine = Engine.from_state(_state(catalogue, "rectangular-rovers", "3"))
+    for action in parse_actions(row["line"].split()):
+        assert engine.apply(action) is None
+    assert engine.won
+    slots = range(len(engine.cells))
+    assert not any(engine.allows(source, target) or engine.move(source, target) is None
+                   for source in slots for target in slots)

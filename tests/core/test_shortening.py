@@ -11,18 +11,19 @@ import pytest
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
-from gapgrid.core.notation import Action, Move, parse_actions
+from gapgrid.core.notation import REDEAL, UNDO, Action, Move, parse_actions
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import Budget, solve
 from gapgrid.core.shortening import tightened, without_detours, without_idle_actions
 
-STUDY = Path(__file__).resolve().parents[2] / "data" / "study" / "solver-4"
+STUDIES = Path(__file__).resolve().parents[2] / "data" / "study"
 
 
-def _study_line(catalogue: Catalogue, slug: str, number: int
+def _study_line(catalogue: Catalogue, slug: str, number: int, solver: int = 4
                 ) -> tuple[GameState, list[Action]]:
-    """A won line solver 4 found (before its lines were cut), from the committed study."""
-    with (STUDY / f"{slug}.csv").open(newline="", encoding="utf-8") as rows:
+    """A won line solver 3 or 4 found (before lines were cut), from the committed studies."""
+    path = STUDIES / f"solver-{solver}" / f"{slug}.csv"
+    with path.open(newline="", encoding="utf-8") as rows:
         row = next(row for row in csv.DictReader(rows) if row["game_number"] == str(number))
     return new_game(catalogue.rules(slug), DealNumber(number)), parse_actions(
         row["line"].split())
@@ -53,7 +54,7 @@ def test_no_action_of_a_cut_line_is_idle(catalogue: Catalogue) -> None:
     """Whatever single action of the result is left out, the game is no longer won."""
     state, line = _study_line(catalogue, "paganini-ii", 2)
     cut = tightened(state, line)
-    assert len(cut) < len(line)
+    assert len(cut) < len(line) and replay_from(state, cut).won
     assert not any(_wins_without(state, cut, index) for index in range(len(cut)))
 
 
@@ -69,13 +70,40 @@ def test_the_cut_stops_at_its_work_cap_with_a_win(catalogue: Catalogue) -> None:
     assert replay_from(state, partly).won
 
 
-def test_a_refused_action_is_an_error(catalogue: Catalogue) -> None:
-    """A line the rules refuse is no line to cut: a clear error."""
-    state = new_game(catalogue.rules("montana"), DealNumber(1))
-    with pytest.raises(ValueError, match="refused"):
-        without_detours(state, [Move(0, 0)])
-    with pytest.raises(ValueError, match="refused"):
-        without_idle_actions(state, [Move(0, 0)])
+def test_only_a_winning_line_of_moves_and_redeals_is_cut(catalogue: Catalogue) -> None:
+    """A refused action, an undo, or a line that does not win is no line to cut: a clear
+    error from both cuts."""
+    state, line = _study_line(catalogue, "spaces-and-aces", 3)
+    for cut in (without_detours, without_idle_actions, tightened):
+        with pytest.raises(ValueError, match="refused"):
+            cut(state, [Move(0, 0)])
+        with pytest.raises(ValueError, match="card moves and redeals"):
+            cut(state, [*line[:2], UNDO, *line[2:]])
+        with pytest.raises(ValueError, match="does not win"):
+            cut(state, line[:-1])
+
+
+def test_lines_with_redeals_and_after_earlier_moves_are_cut_to_wins(
+        catalogue: Catalogue) -> None:
+    """Solver 3's lines for Montana Relax (three redeals each) and Gaps (two), cut from the
+    deal and from the position after the line's first action: wins, none longer, the same
+    each time."""
+    for slug, number in (("montana-relax", 1), ("montana-relax", 2), ("gaps", 2)):
+        state, line = _study_line(catalogue, slug, number, solver=3)
+        assert REDEAL in line
+        later = state.apply(line[0])
+        for start, rest in ((state, line), (later, line[1:])):
+            cut = tightened(start, rest)
+            assert len(cut) <= len(rest) and replay_from(start, cut).won
+            assert tightened(start, rest) == cut
+
+
+def test_a_won_position_needs_no_line(catalogue: Catalogue) -> None:
+    """From a won position the line is empty, and stays so."""
+    state, line = _study_line(catalogue, "spaces-and-aces", 3)
+    won = replay_from(state, line).state
+    assert won.is_won
+    assert tightened(won, []) == ()
 
 
 @pytest.mark.parametrize(("slug", "number"),
