@@ -20,16 +20,12 @@ import time
 from pathlib import Path
 
 from gapgrid import plugins
+from gapgrid.api.cli_support import parse_option_pairs
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay_from
 from gapgrid.core.shortening import tightened, without_detours
-
-
-def options_of(text: str) -> dict[str, str]:
-    """The CSV's options column (``key=value`` pairs, space-separated) as a dict."""
-    return dict(pair.split("=", 1) for pair in text.split())
 
 
 def measure(path: Path, lines: int) -> str:
@@ -42,7 +38,7 @@ def measure(path: Path, lines: int) -> str:
     with path.open(newline="", encoding="utf-8") as rows:
         won = [row for row in csv.DictReader(rows) if row["verdict"] == "won"][:lines]
     for row in won:
-        rules = catalogue.rules(row["variant"], options_of(row["options"]))
+        rules = catalogue.rules(row["variant"], parse_option_pairs(row["options"].split()))
         state = new_game(rules, DealNumber(int(row["game_number"])))
         line = parse_actions(row["line"].split())
         started = time.process_time()

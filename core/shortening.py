@@ -54,7 +54,8 @@ card move)."""
 
 def tightened(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
     """``line`` (a win from ``state``) without its detours, then without its idle actions."""
-    return without_idle_actions(state, without_detours(state, line))
+    # without_detours has checked the line; what it returns is a win by construction.
+    return _cut_idle_actions(state, list(without_detours(state, line)), IDLE_CUT_WORK)
 
 
 def without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
@@ -62,7 +63,7 @@ def without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, .
 
     Raises ValueError unless ``line`` is card moves and redeals that win from ``state``.
     """
-    _check_winning(state, line)
+    line = _check_winning(state, line)  # up to its first win
     engine = Engine.from_state(state)
     kept: list[Action] = []
     where: dict[tuple[bytes, int, Hashable], int] = {}
@@ -78,8 +79,6 @@ def without_detours(state: GameState, line: Sequence[Action]) -> tuple[Action, .
             where = {known: at for known, at in where.items() if at <= earlier}
         else:
             where[key] = len(kept)
-        if engine.won:
-            break
     return tuple(kept)
 
 
@@ -98,7 +97,12 @@ def without_idle_actions(state: GameState, line: Sequence[Action],
     the result is one anyway. Raises ValueError unless ``line`` is card
     moves and redeals that win from ``state``.
     """
-    kept = list(_check_winning(state, line))
+    return _cut_idle_actions(state, list(_check_winning(state, line)), max_work)
+
+
+def _cut_idle_actions(state: GameState, kept: list[Action], max_work: int
+                      ) -> tuple[Action, ...]:
+    """:func:`without_idle_actions` on ``kept``, a line already known to win."""
     work = 0
     while work < max_work:
         length = len(kept)
