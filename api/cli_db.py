@@ -1,11 +1,19 @@
-"""``gapgrid db upgrade``: bring the configured database to the newest schema revision.
+"""``gapgrid db``: the configured database's schema, and copying another database into it.
 
-A server does the same at start (safely when several start at once); this
+``gapgrid db upgrade`` brings the database to the newest schema revision. A
+server does the same at start (safely when several start at once); this
 command lets an operator do it ahead, for instance before starting several
 servers of a new version, and needs no secret.
+
+``gapgrid db import SOURCE`` copies every row of another gapgrid database
+into the configured one, which must be empty: the way from the embedded
+SQLite file to PostgreSQL when one server becomes several. The PostgreSQL
+URL, with its password, stays in the environment, out of the process list.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
@@ -50,3 +58,52 @@ def upgrade_command() -> None:
         click.echo(f"{where}: already at revision {now}")
     else:
         click.echo(f"{where}: now at revision {now} (before: {before or 'no revision'})")
+
+
+@db_group.command("import")
+@click.argument("source")
+def import_command(source: str) -> None:
+    """Copy every row of SOURCE (another gapgrid database: a SQLite file or a postgresql://
+    URL, at the newest schema revision) into the configured database, which must hold none
+    yet. All of it is copied in one transaction, or nothing; SOURCE's rows are left as they
+    are."""
+    import sqlalchemy.exc
+
+    from gapgrid.api.db import copy, engine
+
+    try:
+        database = database_from_environment()
+        source_database: Path | str = source if engine.is_url(source) else Path(source)
+        if engine.is_url(source):
+            engine.url_of(source)  # another kind of URL is refused here
+    except (ConfigError, ValueError) as error:
+        raise SetupError(str(error)) from None
+    if _same(source_database, database):
+        raise SetupError(f"{engine.describe(database)} is both the source and the target")
+    where = ""
+    try:
+        where = engine.describe(source_database)
+        reading = copy.open_source(source_database)
+        try:
+            where = engine.describe(database)
+            writing = engine.create(database)
+            try:
+                copy.copy_database(reading, writing, report=lambda table, rows: click.echo(
+                    f"{table}: {rows} rows", err=True))
+            finally:
+                writing.dispose()
+        finally:
+            reading.dispose()
+    except (copy.CopyError, engine.StoreError) as error:
+        raise SetupError(str(error)) from None
+    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
+        raise SetupError(f"cannot copy with the database {where}: {reason}") from None
+    click.echo(f"{engine.describe(source_database)} copied into {engine.describe(database)}")
+
+
+def _same(one: Path | str, other: Path | str) -> bool:
+    """Whether two databases are one: the same file, or the same URL."""
+    if isinstance(one, Path) and isinstance(other, Path):
+        return one.resolve() == other.resolve()
+    return one == other

@@ -1,0 +1,156 @@
+"""Copying one gapgrid database into another: the way from the embedded SQLite file to a
+PostgreSQL server shared by several servers (or back).
+
+:func:`copy_database` reads the source in one snapshot and writes the target
+in one transaction, so the target ends with every row of the source as it
+was at one moment, or, after any error, with none of them. Rows go over in
+batches of :data:`BATCH_ROWS`, so the memory it takes does not grow with the
+database. The target must be empty: rows merged into a database in use
+would break its uniqueness rules (one puzzle per date and variant, one name
+per player) in ways no copy can settle.
+
+Ids are kept, with the counters that give the next ones: a player's
+submission id is part of the order of a leaderboard's ties, and ids are
+never reused (:data:`gapgrid.api.db.schema.submissions`). Leases (who is
+making a puzzle, until when) belong to the processes on the source and are
+not copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import sqlalchemy
+from sqlalchemy import Table, func, select
+from sqlalchemy.engine import Connection, Engine
+
+from gapgrid.api.db import engine as engines
+from gapgrid.api.db import schema
+
+BATCH_ROWS: Final = 1000
+"""Rows read and written at a time."""
+
+SKIPPED: Final = (schema.leases,)
+"""Tables not copied: their rows describe the source's running processes."""
+
+COUNTED_IDS: Final = (schema.submissions, schema.hints)
+"""Tables whose ``id`` the database counts, and whose counter goes over with the rows."""
+
+
+class CopyError(RuntimeError):
+    """The copy cannot be made (a source that is not there or not up to date, a target that
+    is not empty); nothing was written."""
+
+
+def copied_tables() -> list[Table]:
+    """The tables copied, parents before the tables that refer to them."""
+    return [table for table in schema.metadata.sorted_tables if table not in SKIPPED]
+
+
+def open_source(database: Path | str) -> Engine:
+    """An engine on the source, which must exist and be at the newest schema revision.
+
+    A SQLite path that names no file is refused here (opening it would make an empty
+    database), and so is a database of an older or newer revision: the copy writes the
+    newest schema's rows, and upgrading is for ``gapgrid db upgrade`` to do, not a copy.
+    """
+    if not engines.is_url(database) and not Path(database).is_file():
+        raise CopyError(f"no database at {database}")
+    source = engines.create(database)
+    try:
+        with engines.read(source) as connection:
+            revision = engines.current(connection)
+    except BaseException:
+        source.dispose()
+        raise
+    if revision != engines.head():
+        source.dispose()
+        if revision is None:
+            raise CopyError(f"{engines.describe(database)} holds no gapgrid schema revision: "
+                            f"bring it up to date first (GAPGRID_DATABASE=<it> gapgrid db "
+                            f"upgrade)")
+        raise CopyError(f"{engines.describe(database)} is at schema revision {revision}, "
+                        f"this gapgrid writes {engines.head()}: bring it up to date first "
+                        f"(GAPGRID_DATABASE=<it> gapgrid db upgrade)")
+    return source
+
+
+def copy_database(source: Engine, target: Engine,
+                  report: Callable[[str, int], None] = lambda table, rows: None
+                  ) -> dict[str, int]:
+    """Copy every row of ``source`` into ``target`` (upgraded to the newest revision first),
+    in one transaction; the rows copied, by table. ``report`` hears of each table when it
+    is done. A :class:`CopyError`, with nothing written, when the target holds rows."""
+    engines.upgrade(target)
+    counts: dict[str, int] = {}
+    with engines.read(source, snapshot=True) as reading, engines.write(target) as writing:
+        occupied = [table.name for table in copied_tables() if _has_rows(writing, table)]
+        if occupied:
+            raise CopyError(f"the target is not empty (it has rows in {', '.join(occupied)}): "
+                            f"a copy goes into a new database only")
+        for table in copied_tables():
+            counts[table.name] = _copy_rows(reading, writing, table)
+            report(table.name, counts[table.name])
+        for table in COUNTED_IDS:
+            _set_next_id(writing, table, _next_id(reading, table))
+    return counts
+
+
+def _has_rows(connection: Connection, table: Table) -> bool:
+    return connection.execute(select(sqlalchemy.literal(1)).select_from(table).limit(1)
+                              ).first() is not None
+
+
+def _copy_rows(reading: Connection, writing: Connection, table: Table) -> int:
+    """Stream ``table`` from one connection to the other in primary-key order; the rows."""
+    rows = 0
+    result = reading.execution_options(yield_per=BATCH_ROWS).execute(
+        select(table).order_by(*table.primary_key.columns))
+    for batch in result.mappings().partitions():
+        writing.execute(table.insert(), [dict(row) for row in batch])
+        rows += len(batch)
+    return rows
+
+
+def _next_id(connection: Connection, table: Table) -> int:
+    """The id the source would give ``table``'s next row: past every id it holds and every
+    id it ever gave (a row deleted since keeps its id used)."""
+    highest = connection.execute(select(func.coalesce(func.max(table.c.id), 0))).scalar_one()
+    if connection.dialect.name == "sqlite":
+        given = connection.execute(sqlalchemy.text(
+            "SELECT seq FROM sqlite_sequence WHERE name = :name"), {"name": table.name}
+        ).scalar_one_or_none()
+    else:
+        given = connection.execute(sqlalchemy.text(
+            f"SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END "
+            f"FROM {_sequence(connection, table)}")).scalar_one()
+    return max(int(highest), int(given or 0)) + 1
+
+
+def _set_next_id(connection: Connection, table: Table, next_id: int) -> None:
+    """Make ``table``'s next row get ``next_id`` (the rows copied already hold lower ids)."""
+    if connection.dialect.name == "sqlite":
+        # the inserts with their ids have made the table's counter row; it only moves up
+        connection.execute(sqlalchemy.text(
+            "UPDATE sqlite_sequence SET seq = :seq WHERE name = :name"),
+            {"seq": next_id - 1, "name": table.name})
+        connection.execute(sqlalchemy.text(
+            "INSERT INTO sqlite_sequence (name, seq) SELECT :name, :seq WHERE NOT EXISTS "
+            "(SELECT 1 FROM sqlite_sequence WHERE name = :name)"),
+            {"seq": next_id - 1, "name": table.name})
+    else:
+        connection.execute(sqlalchemy.text(
+            f"SELECT setval('{_sequence(connection, table)}', :value, false)"),
+            {"value": next_id})
+
+
+def _sequence(connection: Connection, table: Table) -> str:
+    """The name of the PostgreSQL sequence behind ``table.id`` (a schema's own name, never
+    a user's: safe to put into the statement)."""
+    name = connection.execute(sqlalchemy.text("SELECT pg_get_serial_sequence(:table, 'id')"),
+                              {"table": table.name}).scalar_one()
+    if name is None:
+        raise CopyError(f"{table.name}.id has no sequence on this PostgreSQL database")
+    return str(name)

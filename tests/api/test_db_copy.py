@@ -1,0 +1,136 @@
+"""`gapgrid db import SOURCE`: a server's database copied into a new one, SQLite to
+PostgreSQL and back, serves the same puzzles, leaderboards and players, and goes on giving
+new ids; a copy into a database in use, or from one that is missing or out of date, is
+refused with one line and nothing written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy
+from flask import Flask
+from flask.testing import FlaskClient
+
+from gapgrid.api.db import copy, engine, schema
+from tests.api.conftest import TODAY
+from tests.api.live import GAPGRID
+from tests.api.test_db_migrations import write_version_3_database
+from tests.api.test_ranking import TOKENS, game_lines, ranking, submit_all
+from tests.postgres import Cluster
+
+
+def import_into(target: Path | str, source: Path | str) -> subprocess.CompletedProcess[str]:
+    """Run `gapgrid db import SOURCE` with GAPGRID_DATABASE naming the target."""
+    environment = {**os.environ, "GAPGRID_DATABASE": str(target)}
+    return subprocess.run([str(GAPGRID), "db", "import", str(source)], env=environment,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def every_row(database: Path | str) -> dict[str, list[dict[str, Any]]]:
+    """Each table's rows, in primary-key order (leases aside: they are not copied)."""
+    made = engine.create(database)
+    try:
+        with engine.read(made, snapshot=True) as connection:
+            return {table.name: [dict(row) for row in connection.execute(
+                sqlalchemy.select(table).order_by(*table.primary_key.columns)).mappings()]
+                for table in copy.copied_tables()}
+    finally:
+        made.dispose()
+
+
+def highest_submission_id(database: Path | str) -> int:
+    made = engine.create(database)
+    try:
+        with engine.read(made) as connection:
+            return int(connection.execute(sqlalchemy.select(
+                sqlalchemy.func.max(schema.submissions.c.id))).scalar_one())
+    finally:
+        made.dispose()
+
+
+def test_a_sqlite_database_copied_to_postgresql_and_back_serves_the_same_games(
+        make_app: Callable[..., Flask], postgres_url: str, tmp_path: Path) -> None:
+    """Every row arrives as it was, ids included; a server on the copy shows the same
+    leaderboard, knows each player's token, and numbers new submissions after the old."""
+    source_app = make_app()
+    source_database = tmp_path / "instance" / "db.sqlite3"  # conftest.test_settings's
+    played = source_app.test_client()
+    submit_all(played, game_lines(played, 4))
+    original = every_row(source_database)
+    assert len(original["submissions"]) == 8 and len(original["players"]) == 8
+
+    result = import_into(postgres_url, source_database)
+    assert result.returncode == 0, result.stderr
+    assert "submissions: 8 rows" in result.stderr
+    assert every_row(postgres_url) == original
+
+    served: FlaskClient = make_app(database=postgres_url).test_client()
+    assert ranking(served) == ranking(played)
+    again = served.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                        json={"player": "p0", "moves": game_lines(served, 1)[0]},
+                        headers={"Authorization": f"Bearer {TOKENS['p0']}"})
+    assert again.status_code == 200, again.get_json()
+    newcomer = served.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                           json={"player": "newcomer", "moves": game_lines(served, 1)[0]})
+    assert newcomer.status_code == 201, newcomer.get_json()
+    # numbered after the copied ones (PostgreSQL may skip a number: a refused insert uses one)
+    assert highest_submission_id(postgres_url) > highest_submission_id(source_database)
+    taken = served.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                        json={"player": "p1", "moves": game_lines(served, 1)[0]})
+    assert taken.status_code == 401  # p1's name is still owned by p1's token
+
+    back = tmp_path / "back" / "gapgrid.sqlite3"
+    assert import_into(back, postgres_url).returncode == 0
+    assert every_row(back) == every_row(postgres_url)
+
+
+def test_a_copy_into_a_database_in_use_is_refused_and_changes_nothing(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    source_app = make_app()
+    source_database = tmp_path / "instance" / "db.sqlite3"  # conftest.test_settings's
+    played = source_app.test_client()
+    submit_all(played, game_lines(played, 2))
+    target = tmp_path / "target.sqlite3"
+    assert import_into(target, source_database).returncode == 0
+    before = every_row(target)
+
+    result = import_into(target, source_database)
+    assert result.returncode == 2
+    assert result.stderr.startswith("gapgrid: the target is not empty (it has rows in ")
+    assert result.stderr.endswith("): a copy goes into a new database only\n")
+    assert every_row(target) == before
+
+    itself = import_into(target, target)
+    assert itself.returncode == 2 and "both the source and the target" in itself.stderr
+
+
+def test_a_missing_or_outdated_source_is_refused_with_what_to_do(
+        tmp_path: Path, postgres_cluster: Cluster) -> None:
+    """A path that names no file is not made into an empty database; a database of an
+    older schema is to be upgraded first; a server that is not there is named, without
+    its password. Nothing is written to the target."""
+    target = tmp_path / "target.sqlite3"
+    missing = tmp_path / "nothing-here.sqlite3"
+    result = import_into(target, missing)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"gapgrid: no database at {missing}\n"
+    assert not missing.exists() and not target.exists()
+
+    old = tmp_path / "version-3.sqlite3"
+    write_version_3_database(old)
+    result = import_into(target, old)
+    assert result.returncode == 2
+    assert "bring it up to date first (GAPGRID_DATABASE=<it> gapgrid db upgrade)" in result.stderr
+    assert not target.exists()
+
+    absent = postgres_cluster.url("no_such_database").replace("gapgrid@", "gapgrid:secret@")
+    result = import_into(target, absent)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "no_such_database" in result.stderr and "secret" not in result.stderr
+
+    other = import_into(target, "mysql://somewhere/gapgrid")
+    assert other.returncode == 2 and "postgresql://" in other.stderr
