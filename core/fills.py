@@ -21,6 +21,7 @@ Paganini, where 6 follows the Ace.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from gapgrid.core.cards import (
     CARDS_PER_DECK,
@@ -35,6 +36,9 @@ from gapgrid.core.cards import (
 from gapgrid.core.layout import NO_SLOT, Layout
 from gapgrid.core.runs import CardIndex, Cells
 
+if TYPE_CHECKING:
+    from gapgrid.core.rules import FillRule
+
 
 def card_index(cells: Cells) -> list[list[int]]:
     """Build the card-to-slots index of ``cells`` (what the engine keeps up to date)."""
@@ -43,6 +47,14 @@ def card_index(cells: Cells) -> list[list[int]]:
         if card is not None:
             where[card].append(slot)
     return where
+
+
+def pairs_by_sources(fill: FillRule, cells: Cells, targets: Iterable[int], where: CardIndex
+                     ) -> list[tuple[int, int]]:
+    """Every move (source, target) into the gaps ``targets`` that ``fill`` allows, gap by
+    gap, through its :meth:`~core.rules.FillRule.sources` (any rule, a third party's too)."""
+    sources = fill.sources
+    return [(source, target) for target in targets for source in sources(cells, target, where)]
 
 
 class FillBase:
@@ -85,10 +97,13 @@ class FillBase:
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
-        # accepts() below is wanted() inlined, which is only right while
-        # wanted() is FillBase's: a class that widens it checks through it.
+        # accepts() and pairs() below are wanted() and sources() inlined, which is only
+        # right while those are FillBase's: a class that changes them goes through them.
         if cls.wanted is not FillBase.wanted and cls.accepts is FillBase.accepts:
             cls.accepts = FillBase._accepts_wanted  # type: ignore[method-assign]
+        if (cls.wanted is not FillBase.wanted or cls.sources is not FillBase.sources) \
+                and cls.pairs is FillBase.pairs:
+            cls.pairs = FillBase._pairs_by_sources  # type: ignore[method-assign]
 
     def accepts(self, cells: Cells, source: int, target: int) -> bool:
         """Tell whether the card in ``source`` may move into the gap ``target``."""
@@ -119,6 +134,48 @@ class FillBase:
             # place, which leaves their slots in any order.
             return list(slots) if len(slots) < 2 else sorted(slots)
         return sorted({slot for card in wanted for slot in where[card]})
+
+    def pairs(self, cells: Cells, targets: Iterable[int], where: CardIndex
+              ) -> list[tuple[int, int]]:
+        """Return every move (source, target) into the gaps ``targets``, gap by gap in the
+        order given, each gap's sources in slot order: :meth:`sources` for each gap.
+
+        The searches ask this for every position they reach, so it is
+        :meth:`wanted` and :meth:`sources` inlined into one loop (decided per
+        class, see ``__init_subclass__``).
+        """
+        left_slots, heads, follow = self._left, self._heads, self._follow
+        found: list[tuple[int, int]] = []
+        for target in targets:
+            left = left_slots[target]
+            if left == NO_SLOT:
+                wanted = heads
+            else:
+                card = cells[left]
+                if card is None:
+                    continue
+                wanted = follow[card]
+            if len(wanted) == 1:
+                slots = where[wanted[0]]
+                if len(slots) == 1:
+                    found.append((slots[0], target))
+                elif len(slots) == 2:  # two decks: the index holds a card's slots in any order
+                    first, second = slots
+                    if first > second:
+                        first, second = second, first
+                    found.append((first, target))
+                    found.append((second, target))
+                elif slots:
+                    found.extend((slot, target) for slot in sorted(slots))
+            elif wanted:
+                found.extend((slot, target) for slot in sorted(
+                    {slot for card in wanted for slot in where[card]}))
+        return found
+
+    def _pairs_by_sources(self, cells: Cells, targets: Iterable[int], where: CardIndex
+                          ) -> list[tuple[int, int]]:
+        """:meth:`pairs` for a class whose :meth:`wanted` or :meth:`sources` is its own."""
+        return pairs_by_sources(self, cells, targets, where)
 
     def refusal(self, cells: Cells, source: int, target: int) -> str:
         """Why not, for a person: the first column's rule, a gap on the left, or what may follow."""

@@ -27,7 +27,7 @@ from gapgrid.core.board import Board
 from gapgrid.core.cards import card_code
 from gapgrid.core.dealnumber import DealNumber, GameRandom
 from gapgrid.core.deals import deal_cells
-from gapgrid.core.fills import card_index
+from gapgrid.core.fills import FillBase, card_index, pairs_by_sources
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
 from gapgrid.core.rules import RedealTiming, RuleError, Rules
@@ -272,10 +272,10 @@ class Engine:
         """
         if not self._indexed:
             self._index()
-        cells, where = self.cells, self._where
-        sources = self.rules.fill.sources
-        return [(source, target) for target in sorted(self._gaps)
-                for source in sources(cells, target, where)]
+        fill = self.rules.fill
+        if isinstance(fill, FillBase):  # gapgrid's rules and their subclasses: in one loop
+            return fill.pairs(self.cells, sorted(self._gaps), self._where)
+        return pairs_by_sources(fill, self.cells, sorted(self._gaps), self._where)
 
     # -- actions -----------------------------------------------------------
 

@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gapgrid.core.board import Board
-from gapgrid.core.fills import AscendingFill, GalaryFill, JungleFill, MontanaFill, RoversFill
+from gapgrid.core.fills import (
+    AscendingFill,
+    GalaryFill,
+    JungleFill,
+    MontanaFill,
+    RoversFill,
+    card_index,
+)
 from gapgrid.core.layout import Layout
 from gapgrid.core.rules import FillRule
 from tests.boards import board_from_text
@@ -184,3 +191,23 @@ def test_sources_agree_with_accepts(make_rule: type, layout: Layout, data: st.Da
             for slot, card in enumerate(cells):
                 if card is not None and slot not in expected:
                     assert rule.refusal(cells, slot, target)
+
+
+@pytest.mark.parametrize("make_rule", FILL_RULES)
+@pytest.mark.parametrize("layout", [SMALL, BLUE_MOON, Layout(rows=4, rstep=13, rbase=1),
+                                    BLUE_MOON.with_decks(2)], ids=["small", "blue-moon",
+                                                                   "montana", "double"])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_pairs_are_every_move_accepts_allows(make_rule: type, layout: Layout,
+                                             data: st.DataObject) -> None:
+    """The searches' list of moves (one loop for gapgrid's own rules, through sources() for
+    rules that change which cards a gap wants) is exactly the moves accepts() says yes
+    to, gap by gap in the order given, each gap's sources in slot order."""
+    cells = data.draw(_random_board(layout))
+    rule = make_rule(layout)
+    gaps = [slot for slot, held in enumerate(cells) if held is None]
+    targets = data.draw(st.permutations(gaps))
+    expected = [(slot, target) for target in targets for slot, card in enumerate(cells)
+                if card is not None and rule.accepts(cells, slot, target)]
+    assert rule.pairs(cells, targets, card_index(cells)) == expected

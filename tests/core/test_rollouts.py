@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator
 
+import pytest
+
 from gapgrid.core.catalogue import Catalogue
-from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.dealnumber import DealNumber, parse_deal_number
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move
+from gapgrid.core.reductions import run_ends
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as Step
 from gapgrid.core.rollouts import NestedRollouts
@@ -111,3 +115,25 @@ def test_games_that_never_end_by_themselves_stop_at_the_cap(catalogue: Catalogue
     assert 400 <= played <= 400 * 6
     steps.close()
     assert bytes(engine.codes) == before
+
+
+@pytest.mark.parametrize("variant", ["montana", "paganini-ii", "spaces-and-aces", "blue-moon"])
+def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
+                                                           variant: str) -> None:
+    """A playout keeps each row's run end up to date from the move alone (not the whole
+    board): along random games, with cards taken out of runs (two decks: a run's card
+    may follow the other copy of its predecessor) and runs lengthened, it stays what
+    the board gives."""
+    chooser = random.Random(7)
+    for number in ("1", "2", "3"):
+        engine = Engine.from_state(new_game(catalogue.rules(variant), parse_deal_number(number)))
+        rollouts = NestedRollouts(engine, evaluation_for(engine.rules)[0])
+        ends = run_ends(engine.rules.layout, engine.cells)
+        for _ in range(300):
+            pairs = [] if engine.won else engine.legal_pairs()
+            if not pairs:
+                break
+            source, target = chooser.choice(pairs)
+            engine.play(source, target)
+            rollouts._update_ends(ends, source, target)
+            assert ends == run_ends(engine.rules.layout, engine.cells)
