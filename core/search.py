@@ -29,17 +29,19 @@ from typing import Final, Literal
 import attrs
 
 from gapgrid.core.evaluation import evaluation_for
+from gapgrid.core.fills import RoversFill
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
+from gapgrid.core.rules import Rules
 from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "5"
+SOLVER_VERSION: Final = "6"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -48,7 +50,9 @@ side-by-side pairs in the evaluation; 3: a resumable best-first search
 beside the beams, both by an evaluation for every fill rule
 (:mod:`core.evaluation`: Manhattan distances where cards slide); 4: nested rollouts
 (:mod:`core.rollouts`) beside them, with twice the restarts' share; 5: won lines without
-their detours and idle actions (:mod:`core.shortening`)."""
+their detours and idle actions (:mod:`core.shortening`); 6: the rollouts at 16 times the
+restarts' share where cards jump, once the restarts have had their first 50,000
+positions (:func:`rollout_share`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -184,14 +188,48 @@ SHORTEN_WIDTH: Final = 32
 
 MAX_BEAM_DOUBLINGS: Final = 8
 
-ROLLOUT_SHARE: Final = 2
-"""The nested rollouts' positions for each position of the depth-first restarts.
+ROLLOUT_SHARE: Final = 16
+"""The nested rollouts' positions for each position of the depth-first restarts, where cards
+jump (every fill rule but a sliding puzzle's), once the restarts have had their first
+:data:`RESTARTS_FIRST`: from then on 16/18 of the budget, the restarts 1/18, the
+best-first search and the beams 1/36 each.
 
-At 300,000 positions a deal (solver 3 against 4, docs/solver.md), with the
-rollouts at 1 or 2 times the restarts' share: the 30 anchors 17 decided
-either way (12 without rollouts), Paganini II 17 of 20 (14), Spaces and
-Aces 14 and 15 (9), Jungle 16 (15), Montana Classic 20 (20) in less time.
-Twice, because the restarts, which prove losses, are needed for few deals."""
+The rollouts win most hard deals of the games where cards jump, with or
+without redeals. Each search alone, on 8 Spaces and Aces and 8 Paganini
+II deals that solver 4 took more than 10 s to win, at most 600,000
+positions: the rollouts won all 16 (108,000 to 501,000 positions), the
+beams 10, the restarts 8 and the best-first search 4. On the deals solver
+4 needed more than 500,000 positions for (docs/solver.md, "Kept, ninth
+sitting"), with the rollouts at 2 (solver 5), 4, 8 and 16 times the
+restarts' share: Spaces and Aces 8, 14, 16 and 18 of 27 decided within
+600,000 positions, Paganini II 0, 6 and 11 (at 8) of 30 within 500,000;
+the 30 anchors at 500,000 positions 18 (at 2) and 19 (at 16). The restarts,
+which prove losses, still get their first 2,000 positions before anything
+else, and every later restart in turn."""
+
+FIRST_ROLLOUT_SHARE: Final = 2
+"""The rollouts' share for the restarts' first :data:`RESTARTS_FIRST` positions, and for
+all of a sliding puzzle's (Rectangular Rovers: a random slide seldom helps, the beams win
+them): solver 4's and 5's share."""
+
+RESTARTS_FIRST: Final = 50_000
+"""The restarts' positions before the rollouts' share grows from :data:`FIRST_ROLLOUT_SHARE`
+to :data:`ROLLOUT_SHARE`: a small space is first exhausted, and proven lost, at solver 5's
+pace. Line Up game 11 is lost, a proof of 209,346 positions of which about 52,000 are the
+restarts'; at 16 times the restarts' share from the start it took more than 10 s."""
+
+
+def rollout_share(rules: Rules) -> int:
+    """The nested rollouts' positions for each position of the restarts past their first
+    :data:`RESTARTS_FIRST`, in ``rules``' game."""
+    return FIRST_ROLLOUT_SHARE if isinstance(rules.fill, RoversFill) else ROLLOUT_SHARE
+
+
+def rollout_positions(rules_share: int, in_restarts: int) -> int:
+    """The rollouts' positions due once the restarts have had ``in_restarts``."""
+    first = min(in_restarts, RESTARTS_FIRST)
+    return FIRST_ROLLOUT_SHARE * first + rules_share * (in_restarts - first)
+
 
 ROLLOUT_STEPS_PER_POSITION: Final = 4
 """Playout actions that count as one position: a position of solver 3's searches taken
@@ -261,6 +299,7 @@ class _Search:
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
         self.evaluate, self.move_cost = evaluation_for(engine.rules)
+        self.rollout_share = rollout_share(engine.rules)
         self.open: list[tuple[int, int, _Node]] | None = None
         """The best-first search's open positions (None until it starts)."""
         self.open_seen: set[bytes] = set()
@@ -337,7 +376,7 @@ class _Search:
         with one best-first search and with the nested rollouts, the last
         two resuming where they stopped. For each position of the restarts
         the best-first search and the beams get half a position each and
-        the rollouts :data:`ROLLOUT_SHARE` (the beams win most sliding
+        the rollouts :func:`rollout_share` (the beams win most sliding
         puzzles and Spaces and Aces deals, the rollouts most single-round
         Montana-like deals, the best-first search some the others miss). A
         restart proves a loss by finishing, the best-first search by
@@ -358,7 +397,7 @@ class _Search:
             if not self.reductions.heuristic_order:
                 continue
             # The best-first search and beams get half as many positions as the restarts each,
-            # the rollouts ROLLOUT_SHARE times as many.
+            # the rollouts twice as many at first, then rollout_share times as many.
             share = in_restarts // 2 - in_best_first
             if share > 0:
                 before = self.positions
@@ -376,7 +415,7 @@ class _Search:
                 if line is not None:
                     return line
                 beams_exhausted = self.positions == before  # nothing new to look at
-            share = in_restarts * ROLLOUT_SHARE - in_rollouts
+            share = rollout_positions(self.rollout_share, in_restarts) - in_rollouts
             if share > 0 and not self.rollouts_done:
                 before = self.positions
                 line = self.nested_rollouts(self.positions + share)

@@ -9,7 +9,17 @@ from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL, Move, Undo
 from gapgrid.core.replay import replay_from
-from gapgrid.core.search import Budget, Progress, luby, shorten, solve
+from gapgrid.core.search import (
+    FIRST_ROLLOUT_SHARE,
+    RESTARTS_FIRST,
+    Budget,
+    Progress,
+    luby,
+    rollout_positions,
+    rollout_share,
+    shorten,
+    solve,
+)
 
 
 def _start(catalogue: Catalogue, slug: str, number: int,
@@ -155,3 +165,17 @@ def test_the_best_first_search_gives_the_same_line_every_time(catalogue: Catalog
     first, second = solve(state, budget), solve(state, budget)
     assert first.verdict == "won" and first.positions > 2048  # past the first restart
     assert first.line == second.line and first.positions == second.positions
+
+
+def test_the_rollouts_take_most_of_the_budget_once_a_space_is_not_small(
+        catalogue: Catalogue) -> None:
+    """Where cards jump, the rollouts get twice the restarts' positions until the restarts
+    have had their first RESTARTS_FIRST (a small space is proven lost as soon as before),
+    then many times more (they win most hard deals); a sliding puzzle keeps twice."""
+    jumping = rollout_share(catalogue.rules("spaces-and-aces"))
+    assert rollout_share(catalogue.rules("rectangular-rovers")) == FIRST_ROLLOUT_SHARE
+    assert jumping > 4 * FIRST_ROLLOUT_SHARE
+    assert rollout_positions(jumping, 1_000) == FIRST_ROLLOUT_SHARE * 1_000
+    assert rollout_positions(jumping, RESTARTS_FIRST) == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST
+    assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000)
+            - rollout_positions(jumping, RESTARTS_FIRST)) == jumping * 1_000
