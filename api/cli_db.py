@@ -7,8 +7,9 @@ servers of a new version, and needs no secret.
 
 ``gapgrid db import SOURCE`` copies every row of another gapgrid database
 into the configured one, which must be empty: the way from the embedded
-SQLite file to PostgreSQL when one server becomes several. The PostgreSQL
-URL, with its password, stays in the environment, out of the process list.
+SQLite file to PostgreSQL when one server becomes several. The target's
+URL, with its password, stays in the environment, out of the process list
+(a PostgreSQL source's password goes in PGPASSWORD or ~/.pgpass).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def import_command(source: str) -> None:
     """Copy every row of SOURCE (another gapgrid database: a SQLite file or a postgresql://
     URL, at the newest schema revision) into the configured database, which must hold none
     yet. All of it is copied in one transaction, or nothing; SOURCE's rows are left as they
-    are."""
+    are. Give a PostgreSQL SOURCE's password by PGPASSWORD or ~/.pgpass, not in the URL:
+    the command line is seen by every user of the machine."""
     import sqlalchemy.exc
 
     from gapgrid.api.db import copy, engine
@@ -74,18 +76,19 @@ def import_command(source: str) -> None:
     try:
         database = database_from_environment()
         source_database: Path | str = source if engine.is_url(source) else Path(source)
-        if engine.is_url(source):
-            engine.url_of(source)  # another kind of URL is refused here
-    except (ConfigError, ValueError) as error:
+    except ConfigError as error:
         raise SetupError(str(error)) from None
+    for named, value in (("SOURCE", source_database), ("GAPGRID_DATABASE", database)):
+        try:
+            engine.url_of(value)
+        except (ValueError, sqlalchemy.exc.ArgumentError) as error:
+            raise SetupError(f"{named} names no database: {str(error)[:200]}") from None
     if _same(source_database, database):
         raise SetupError(f"{engine.describe(database)} is both the source and the target")
-    where = ""
+    what = f"{engine.describe(source_database)} into {engine.describe(database)}"
     try:
-        where = engine.describe(source_database)
         reading = copy.open_source(source_database)
         try:
-            where = engine.describe(database)
             writing = engine.create(database)
             try:
                 copy.copy_database(reading, writing, report=lambda table, rows: click.echo(
@@ -96,10 +99,10 @@ def import_command(source: str) -> None:
             reading.dispose()
     except (copy.CopyError, engine.StoreError) as error:
         raise SetupError(str(error)) from None
-    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
+    except (OSError, ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
         reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
-        raise SetupError(f"cannot copy with the database {where}: {reason}") from None
-    click.echo(f"{engine.describe(source_database)} copied into {engine.describe(database)}")
+        raise SetupError(f"cannot copy {what}: {reason}") from None
+    click.echo(f"copied {what}")
 
 
 def _same(one: Path | str, other: Path | str) -> bool:

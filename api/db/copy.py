@@ -67,6 +67,10 @@ def open_source(database: Path | str) -> Engine:
         raise
     if revision != engines.head():
         source.dispose()
+        if revision is not None and not engines.known(revision):
+            raise CopyError(f"{engines.describe(database)} was written by a newer gapgrid "
+                            f"(schema revision {revision}; this one knows up to "
+                            f"{engines.head()}): copy it with that gapgrid")
         if revision is None:
             raise CopyError(f"{engines.describe(database)} holds no gapgrid schema revision: "
                             f"bring it up to date first (GAPGRID_DATABASE=<it> gapgrid db "
@@ -82,20 +86,30 @@ def copy_database(source: Engine, target: Engine,
                   ) -> dict[str, int]:
     """Copy every row of ``source`` into ``target`` (upgraded to the newest revision first),
     in one transaction; the rows copied, by table. ``report`` hears of each table when it
-    is done. A :class:`CopyError`, with nothing written, when the target holds rows."""
+    is done. A :class:`CopyError`, with nothing written, when the target holds rows: that
+    is looked at before the upgrade too, so that a database in use keeps its schema."""
+    with engines.read(target) as looking:
+        _refuse_rows(looking)
     engines.upgrade(target)
     counts: dict[str, int] = {}
     with engines.read(source, snapshot=True) as reading, engines.write(target) as writing:
-        occupied = [table.name for table in copied_tables() if _has_rows(writing, table)]
-        if occupied:
-            raise CopyError(f"the target is not empty (it has rows in {', '.join(occupied)}): "
-                            f"a copy goes into a new database only")
+        _refuse_rows(writing)  # again, in the transaction: nothing can have come in between
         for table in copied_tables():
             counts[table.name] = _copy_rows(reading, writing, table)
             report(table.name, counts[table.name])
         for table in COUNTED_IDS:
             _set_next_id(writing, table, _next_id(reading, table))
     return counts
+
+
+def _refuse_rows(connection: Connection) -> None:
+    """A :class:`CopyError` when the copied tables the database has hold any row."""
+    present = set(sqlalchemy.inspect(connection).get_table_names())
+    occupied = [table.name for table in copied_tables()
+                if table.name in present and _has_rows(connection, table)]
+    if occupied:
+        raise CopyError(f"the target is not empty (it has rows in {', '.join(occupied)}): "
+                        f"a copy goes into a new database only")
 
 
 def _has_rows(connection: Connection, table: Table) -> bool:

@@ -88,7 +88,10 @@ def describe(database: Path | str) -> str:
     """``database`` as it may be printed: a URL without its password."""
     if not is_url(database):
         return str(database)
-    return url_of(database).render_as_string(hide_password=True)
+    url = url_of(database)
+    if "password" in url.query:  # libpq also takes it as a parameter
+        url = url.update_query_dict({"password": "***"})
+    return url.render_as_string(hide_password=True)
 
 
 def create(database: Path | str) -> Engine:
@@ -212,6 +215,15 @@ def current(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+def known(revision: str) -> bool:
+    """Whether this code knows ``revision`` (else a newer gapgrid wrote the database)."""
+    try:
+        ScriptDirectory.from_config(alembic_config()).get_revision(revision)
+    except (CommandError, RevisionError):
+        return False
+    return True
+
+
 def user_version(revision: str) -> int:
     """The SQLite ``user_version`` a revision is marked with: the version numbers before
     Alembic went on from 3 (revision ``0001``), and gapgrid before Alembic refuses a
@@ -233,12 +245,9 @@ def upgrade(engine: Engine) -> None:
         else:
             _upgrade_legacy(connection)
         revision = current(connection)
-        try:
-            if revision is not None:
-                ScriptDirectory.from_config(alembic_config()).get_revision(revision)
-        except (CommandError, RevisionError):
+        if revision is not None and not known(revision):
             raise StoreError(f"the database was written by a newer gapgrid (schema revision "
-                             f"{revision}; this one knows up to {head()})") from None
+                             f"{revision}; this one knows up to {head()})")
         if revision != head():
             command.upgrade(alembic_config(connection), "head")
         if connection.dialect.name == "sqlite":

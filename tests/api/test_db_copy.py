@@ -134,3 +134,45 @@ def test_a_missing_or_outdated_source_is_refused_with_what_to_do(
 
     other = import_into(target, "mysql://somewhere/gapgrid")
     assert other.returncode == 2 and "postgresql://" in other.stderr
+
+
+def test_a_refused_copy_leaves_an_older_database_in_use_as_it_was(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """A target with rows is refused before anything is done to it: a database of an older
+    schema, still used by older servers, is not upgraded under them."""
+    make_app().test_client().get("/v1/daily/montana")  # a source with a puzzle in it
+    target = tmp_path / "version-3.sqlite3"
+    write_version_3_database(target)
+    before = target.read_bytes()
+    result = import_into(target, tmp_path / "instance" / "db.sqlite3")
+    assert result.returncode == 2
+    assert "the target is not empty (it has rows in " in result.stderr
+    assert "puzzles" in result.stderr and "submissions" in result.stderr
+    assert target.read_bytes() == before
+
+
+def test_urls_that_name_nothing_and_newer_sources_are_one_line_each(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """Whichever side is wrong is named, in one line, with no password and no traceback; a
+    database a newer gapgrid wrote is left to that gapgrid."""
+    make_app().test_client().get("/v1/daily/montana")
+    source = tmp_path / "instance" / "db.sqlite3"
+    target = tmp_path / "target.sqlite3"
+    for wrong_source in ("://nowhere", "postgresql://ann:hunter2@db:port/gapgrid"):
+        result = import_into(target, wrong_source)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith("gapgrid: SOURCE names no database")
+        assert "hunter2" not in result.stderr and "Traceback" not in result.stderr
+    result = import_into("postgresql://ann:hunter2@db:port/gapgrid", source)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("gapgrid: GAPGRID_DATABASE names no database")
+    assert "hunter2" not in result.stderr
+
+    made = engine.create(source)
+    with engine.write(made) as connection:
+        connection.execute(sqlalchemy.text("UPDATE alembic_version SET version_num = '9999'"))
+    made.dispose()
+    result = import_into(target, source)
+    assert result.returncode == 2
+    assert "was written by a newer gapgrid (schema revision 9999" in result.stderr
+    assert not target.exists()
