@@ -199,8 +199,8 @@ without redeals. Each search alone, on 8 Spaces and Aces and 8 Paganini
 II deals that solver 4 took more than 10 s to win, at most 600,000
 positions: the rollouts won all 16 (108,000 to 501,000 positions), the
 beams 10, the restarts 8 and the best-first search 4. On the deals solver
-4 needed more than 500,000 positions for (docs/solver.md, "Kept, ninth
-sitting"), with the rollouts at 2 (solver 5), 4, 8 and 16 times the
+4 needed more than 500,000 positions for (docs/solver.md, "Kept (2026-12-01,
+ninth sitting)"), with the rollouts at 2 (solver 5), 4, 8 and 16 times the
 restarts' share: Spaces and Aces 8, 14, 16 and 18 of 27 decided within
 600,000 positions, Paganini II 0, 6 and 11 (at 8) of 30 within 500,000;
 the 30 anchors at 500,000 positions 18 (at 2) and 19 (at 16). The restarts,
@@ -376,9 +376,10 @@ class _Search:
         with one best-first search and with the nested rollouts, the last
         two resuming where they stopped. For each position of the restarts
         the best-first search and the beams get half a position each and
-        the rollouts :func:`rollout_share` (the beams win most sliding
-        puzzles and Spaces and Aces deals, the rollouts most single-round
-        Montana-like deals, the best-first search some the others miss). A
+        the rollouts two, then, past the restarts' first
+        :data:`RESTARTS_FIRST`, :func:`rollout_share` (:func:`rollout_positions`:
+        the beams win most sliding puzzles, the rollouts most hard deals
+        where cards jump, the best-first search some the others miss). A
         restart proves a loss by finishing, the best-first search by
         running out of positions to expand.
         """
