@@ -165,6 +165,11 @@ AH 2H 3H 4H 5H ..
 
 
 FILL_RULES = [MontanaFill, GalaryFill, JungleFill, AscendingFill, RoversFill]
+EVERY_RULE = pytest.mark.parametrize("make_rule", FILL_RULES)
+EVERY_LAYOUT = pytest.mark.parametrize(
+    "layout", [SMALL, BLUE_MOON, Layout(rows=4, rstep=13, rbase=1), BLUE_MOON.with_decks(2)],
+    ids=["small", "blue-moon", "montana", "double"])
+"""The random boards below: every fill rule on layouts of one and two decks."""
 
 
 def _random_board(layout: Layout) -> st.SearchStrategy[list[int | None]]:
@@ -173,10 +178,8 @@ def _random_board(layout: Layout) -> st.SearchStrategy[list[int | None]]:
     return st.permutations(cells)
 
 
-@pytest.mark.parametrize("make_rule", FILL_RULES)
-@pytest.mark.parametrize("layout", [SMALL, BLUE_MOON, Layout(rows=4, rstep=13, rbase=1),
-                                    BLUE_MOON.with_decks(2)], ids=["small", "blue-moon",
-                                                                   "montana", "double"])
+@EVERY_RULE
+@EVERY_LAYOUT
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_sources_agree_with_accepts(make_rule: type, layout: Layout, data: st.DataObject) -> None:
@@ -193,10 +196,8 @@ def test_sources_agree_with_accepts(make_rule: type, layout: Layout, data: st.Da
                     assert rule.refusal(cells, slot, target)
 
 
-@pytest.mark.parametrize("make_rule", FILL_RULES)
-@pytest.mark.parametrize("layout", [SMALL, BLUE_MOON, Layout(rows=4, rstep=13, rbase=1),
-                                    BLUE_MOON.with_decks(2)], ids=["small", "blue-moon",
-                                                                   "montana", "double"])
+@EVERY_RULE
+@EVERY_LAYOUT
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_pairs_are_every_move_accepts_allows(make_rule: type, layout: Layout,
