@@ -168,8 +168,10 @@ class FillBase:
                 elif slots:
                     found.extend((slot, target) for slot in sorted(slots))
             elif wanted:
-                found.extend((slot, target) for slot in sorted(
-                    {slot for card in wanted for slot in where[card]}))
+                # distinct cards (a follower table, or the heads) never share a slot
+                slots = [slot for card in wanted for slot in where[card]]
+                slots.sort()
+                found.extend([(slot, target) for slot in slots])
         return found
 
     def _pairs_by_sources(self, cells: Cells, targets: Iterable[int], where: CardIndex
