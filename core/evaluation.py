@@ -78,9 +78,15 @@ def evaluation_for(rules: Rules) -> tuple[Evaluation, int]:
     is greedy; with a cost it is a weighted A*, which does not get stuck
     on a plateau of equal scores (sliding games have deep ones).
     """
-    if isinstance(rules.fill, RoversFill):
+    if cards_slide(rules):
         return _sliding_evaluation(rules), SLIDE_COST
     return _jumping_evaluation(rules), JUMP_COST
+
+
+def cards_slide(rules: Rules) -> bool:
+    """Whether cards slide to a neighbouring gap (Rectangular Rovers: a sliding puzzle)
+    rather than jump into any gap that takes them."""
+    return isinstance(rules.fill, RoversFill)
 
 
 def redeal_bonus(engine: Engine) -> int:

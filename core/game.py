@@ -285,12 +285,7 @@ class Engine:
             # move(), written out: a replay spends most of its time here.
             source, target = action.source, action.target
             cells = self.cells
-            try:  # a slot past the last raises IndexError: cheaper than comparing with it
-                legal = (cells[target] is None and source >= 0 and target >= 0
-                         and cells[source] is not None and self._accepts(cells, source, target))
-            except IndexError:
-                legal = False  # move_refusal below says which slot is off the board
-            if legal:
+            if self.allows(source, target):
                 if self._indexed:
                     self.play(source, target)
                 else:  # only the cells: the index is built when a question needs it
@@ -309,11 +304,13 @@ class Engine:
     def allows(self, source: int, target: int) -> bool:
         """Tell whether :meth:`move` (``source``, ``target``) would be accepted now, without
         working out the refusal's reason (for callers that try many moves the rules may
-        refuse, such as :mod:`core.shortening`)."""
+        refuse, such as :mod:`core.shortening`); :meth:`apply` asks it too."""
         cells = self.cells
-        return (0 <= source < len(cells) and 0 <= target < len(cells)
-                and cells[target] is None and cells[source] is not None
-                and self._accepts(cells, source, target))
+        try:  # a slot past the last raises IndexError: cheaper than comparing with it
+            return (cells[target] is None and source >= 0 and target >= 0
+                    and cells[source] is not None and self._accepts(cells, source, target))
+        except IndexError:
+            return False  # move_refusal says which slot is off the board
 
     def move(self, source: int, target: int) -> Refusal | None:
         """Move the card in ``source`` into the gap ``target``, if the rules allow it."""

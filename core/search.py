@@ -28,8 +28,7 @@ from typing import Final, Literal
 
 import attrs
 
-from gapgrid.core.evaluation import evaluation_for
-from gapgrid.core.fills import RoversFill
+from gapgrid.core.evaluation import cards_slide, evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.reductions import Reductions, reductions_for
@@ -222,7 +221,7 @@ restarts'; at 16 times the restarts' share from the start it took more than 10 s
 def rollout_share(rules: Rules) -> int:
     """The nested rollouts' positions for each position of the restarts past their first
     :data:`RESTARTS_FIRST`, in ``rules``' game."""
-    return FIRST_ROLLOUT_SHARE if isinstance(rules.fill, RoversFill) else ROLLOUT_SHARE
+    return FIRST_ROLLOUT_SHARE if cards_slide(rules) else ROLLOUT_SHARE
 
 
 def rollout_positions(rules_share: int, in_restarts: int) -> int:
