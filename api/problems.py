@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from flask import Flask, Response, request
+from sqlalchemy import exc as database_errors
 from werkzeug.exceptions import HTTPException
 
 from gapgrid.api.services.errors import Fault, ServiceError
@@ -33,6 +34,9 @@ LONGEST_INSTANCE: Final = 512
 """A request path longer than this is left out of the problem rather than repeated."""
 
 _log = logging.getLogger(__name__)
+
+DATABASE_RETRY_AFTER: Final = 10
+"""Seconds a client is asked to wait when the database does not answer."""
 
 
 class Problem(Exception):
@@ -158,6 +162,18 @@ def register_error_handlers(app: Flask) -> None:
         if status == 405 and hasattr(error, "valid_methods") and error.valid_methods:
             headers["Allow"] = ", ".join(error.valid_methods)
         return Problem(status, error.name, detail, headers=headers).response()
+
+    @app.errorhandler(database_errors.OperationalError)
+    @app.errorhandler(database_errors.TimeoutError)
+    def _database_down(error: Exception) -> Response:
+        # PEP 249's OperationalError is the database's own trouble (it does not answer,
+        # it was shut down, it is locked past the wait), not the request's; so is no
+        # pooled connection free in time: "come back later" is the true answer
+        _log.error("the database does not answer on %s %s: %s", request.method,
+                   request.path, error)
+        return Problem(503, "Service Unavailable", "the database does not answer; try again "
+                       "after the seconds in Retry-After",
+                       headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:

@@ -25,7 +25,13 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from gapgrid.api.config import Settings
 from gapgrid.api.openapi import Operation, openapi_document
-from gapgrid.api.problems import BEARER_CHALLENGE, UNAUTHENTICATED, Problem, invalid
+from gapgrid.api.problems import (
+    BEARER_CHALLENGE,
+    DATABASE_RETRY_AFTER,
+    UNAUTHENTICATED,
+    Problem,
+    invalid,
+)
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import MAX_PER_PAGE, PuzzleService, Served, day_bounds
@@ -246,7 +252,7 @@ def get_health() -> Response:
     except Exception:  # whatever the database's trouble, the answer is "not now"
         _log.exception("health check: the database does not answer")
         raise Problem(503, "Service Unavailable", "the database does not answer; see the "
-                      "server's log", headers={"Retry-After": "10"}) from None
+                      "server's log", headers={"Retry-After": str(DATABASE_RETRY_AFTER)}) from None
     return respond({"status": "ok", "version": importlib.metadata.version("gapgrid"),
                     "database": "reachable"}, headers={"Cache-Control": "no-store"})
 

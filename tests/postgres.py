@@ -77,6 +77,7 @@ class Cluster:
         self.folder = folder
         self.bin = folder  # set by start
         self.port = 0
+        self._options = ""
         self.user = _unprivileged_user()
         self._names = itertools.count(1)
 
@@ -104,9 +105,21 @@ class Cluster:
                    "-c max_connections=300")
         if not durable:
             options += " -c fsync=off -c full_page_writes=off"
-        self._run(str(binaries / "pg_ctl"), "-D", str(data), "-l",
-                  str(self.folder / "postgres.log"), "-o", options, "-w", "-t", "60", "start")
+        self._options = options
+        self.resume()
         return self
+
+    def resume(self) -> None:
+        """Start the cluster's server (again); it answers when this returns."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-l",
+                  str(self.folder / "postgres.log"), "-o", self._options, "-w", "-t", "60",
+                  "start")
+
+    def pause(self) -> None:
+        """Stop the server as an administrator would (``pg_ctl stop -m fast``): every
+        connection is closed by the server, the data stays for :meth:`resume`."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "fast",
+                  "-w", "-t", "60", "stop")
 
     def url(self, database: str = "postgres") -> str:
         """The URL of one of the cluster's databases."""
