@@ -15,6 +15,7 @@ URL, with its password, stays in the environment, out of the process list
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 import click
 
@@ -91,8 +92,7 @@ def import_command(source: str) -> None:
         try:
             writing = engine.create(database)
             try:
-                copy.copy_database(reading, writing, report=lambda table, rows: click.echo(
-                    f"{table}: {rows} rows", err=True))
+                copy.copy_database(reading, writing, report=_report_copy)
             finally:
                 writing.dispose()
         finally:
@@ -103,6 +103,19 @@ def import_command(source: str) -> None:
         reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
         raise SetupError(f"cannot copy {what}: {reason}") from None
     click.echo(f"copied {what}")
+
+
+PROGRESS_ROWS: Final = 100_000
+"""Rows between two progress lines while one table is being copied."""
+
+
+def _report_copy(table: str, rows: int, done: bool) -> None:
+    """A line on standard error for each table copied, and one every :data:`PROGRESS_ROWS`
+    rows of a large one, so that a long copy is seen to go on."""
+    if done:
+        click.echo(f"{table}: {rows:,} rows", err=True)
+    elif rows % PROGRESS_ROWS == 0:  # rows come in whole batches of a divisor of it
+        click.echo(f"{table}: {rows:,} rows so far...", err=True)
 
 
 def _same(one: Path | str, other: Path | str) -> bool:

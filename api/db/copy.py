@@ -58,7 +58,7 @@ def open_source(database: Path | str) -> Engine:
     """
     if not engines.is_url(database) and not Path(database).is_file():
         raise CopyError(f"no database at {database}")
-    source = engines.create(database)
+    source = engines.create(database, read_only=True)
     try:
         with engines.read(source) as connection:
             revision = engines.current(connection)
@@ -82,12 +82,13 @@ def open_source(database: Path | str) -> Engine:
 
 
 def copy_database(source: Engine, target: Engine,
-                  report: Callable[[str, int], None] = lambda table, rows: None
+                  report: Callable[[str, int, bool], None] = lambda table, rows, done: None
                   ) -> dict[str, int]:
     """Copy every row of ``source`` into ``target`` (upgraded to the newest revision first),
-    in one transaction; the rows copied, by table. ``report`` hears of each table when it
-    is done. A :class:`CopyError`, with nothing written, when the target holds rows: that
-    is looked at before the upgrade too, so that a database in use keeps its schema."""
+    in one transaction; the rows copied, by table. ``report`` hears, after each batch, of
+    the table being copied, its rows so far and whether they are all of it. A
+    :class:`CopyError`, with nothing written, when the target holds rows: that is looked at
+    before the upgrade too, so that a database in use keeps its schema."""
     with engines.read(target) as looking:
         _refuse_rows(looking)
     engines.upgrade(target)
@@ -95,8 +96,8 @@ def copy_database(source: Engine, target: Engine,
     with engines.read(source, snapshot=True) as reading, engines.write(target) as writing:
         _refuse_rows(writing)  # again, in the transaction: nothing can have come in between
         for table in copied_tables():
-            counts[table.name] = _copy_rows(reading, writing, table)
-            report(table.name, counts[table.name])
+            counts[table.name] = _copy_rows(reading, writing, table, report)
+            report(table.name, counts[table.name], True)
         for table in COUNTED_IDS:
             _set_next_id(writing, table, _next_id(reading, table))
     return counts
@@ -117,7 +118,8 @@ def _has_rows(connection: Connection, table: Table) -> bool:
                               ).first() is not None
 
 
-def _copy_rows(reading: Connection, writing: Connection, table: Table) -> int:
+def _copy_rows(reading: Connection, writing: Connection, table: Table,
+               report: Callable[[str, int, bool], None]) -> int:
     """Stream ``table`` from one connection to the other in primary-key order; the rows."""
     rows = 0
     result = reading.execution_options(yield_per=BATCH_ROWS).execute(
@@ -125,6 +127,7 @@ def _copy_rows(reading: Connection, writing: Connection, table: Table) -> int:
     for batch in result.mappings().partitions():
         writing.execute(table.insert(), [dict(row) for row in batch])
         rows += len(batch)
+        report(table.name, rows, False)
     return rows
 
 

@@ -27,6 +27,7 @@ import os
 import select
 import sqlite3
 import time
+import urllib.parse
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -95,11 +96,18 @@ def describe(database: Path | str) -> str:
     return url.render_as_string(hide_password=True)
 
 
-def create(database: Path | str) -> Engine:
+def create(database: Path | str, *, read_only: bool = False) -> Engine:
     """An engine on ``database``, made safe to use in a process forked after it opened
-    connections (each process opens its own)."""
+    connections (each process opens its own). ``read_only`` (a copy's source): a SQLite
+    file is opened so that nothing, not even its journal mode, is written to it."""
     url = url_of(database)
-    if url.get_backend_name() == "sqlite":
+    if url.get_backend_name() == "sqlite" and read_only:
+        # SQLite's URI form; the path quoted, for a name with "?" or "#" in it
+        path = urllib.parse.quote(str(Path(str(url.database)).absolute()))
+        engine = sqlalchemy.create_engine(f"sqlite:///file:{path}?mode=ro&uri=true",
+                                          connect_args={"timeout": 30})
+        _sqlite_transactions(engine, read_only=True)
+    elif url.get_backend_name() == "sqlite":
         Path(str(url.database)).parent.mkdir(parents=True, exist_ok=True)
         engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30})
         _sqlite_transactions(engine)
@@ -135,7 +143,7 @@ def read(engine: Engine, *, snapshot: bool = False) -> Iterator[Connection]:
         yield connection
 
 
-def _sqlite_transactions(engine: Engine) -> None:
+def _sqlite_transactions(engine: Engine, *, read_only: bool = False) -> None:
     """SQLite pragmas on every connection, and transactions begun by gapgrid itself.
 
     Python's sqlite3 module begins transactions only before data changes, so
@@ -149,7 +157,8 @@ def _sqlite_transactions(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         for pragma in ("busy_timeout = 30000", "synchronous = FULL", "foreign_keys = ON"):
             dbapi_connection.execute(f"PRAGMA {pragma}")
-        _enter_wal(dbapi_connection)
+        if not read_only:  # a file in WAL mode is read as one without it
+            _enter_wal(dbapi_connection)
 
     @event.listens_for(engine, "begin")
     def begin(connection: Connection) -> None:

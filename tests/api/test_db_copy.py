@@ -122,10 +122,19 @@ def test_a_missing_or_outdated_source_is_refused_with_what_to_do(
 
     old = tmp_path / "version-3.sqlite3"
     write_version_3_database(old)
+    before = old.read_bytes()
     result = import_into(target, old)
     assert result.returncode == 2
     assert "bring it up to date first (GAPGRID_DATABASE=<it> gapgrid db upgrade)" in result.stderr
     assert not target.exists()
+    assert old.read_bytes() == before  # the source is only read: not even its journal mode
+
+    for name, content in (("empty", b""), ("noise", os.urandom(3000))):
+        stranger = tmp_path / name
+        stranger.write_bytes(content)
+        result = import_into(target, stranger)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert stranger.read_bytes() == content and not target.exists()
 
     absent = postgres_cluster.url("no_such_database").replace("gapgrid@", "gapgrid:secret@")
     result = import_into(target, absent)
@@ -176,3 +185,27 @@ def test_urls_that_name_nothing_and_newer_sources_are_one_line_each(
     assert result.returncode == 2
     assert "was written by a newer gapgrid (schema revision 9999" in result.stderr
     assert not target.exists()
+
+
+def test_a_long_copy_reports_each_batch_of_a_large_table(tmp_path: Path) -> None:
+    """A table of thousands of rows is reported batch by batch, so that a copy of millions
+    of rows shows it is going on, and the last report says the table is done."""
+    source, target = tmp_path / "source.sqlite3", tmp_path / "target.sqlite3"
+    made = engine.create(source)
+    engine.upgrade(made)
+    with engine.write(made) as connection:
+        connection.execute(schema.hints.insert(), [
+            {"puzzle_id": "2026-12-01-montana", "token_digest": f"t{index}", "moves": index,
+             "asked_at": "2026-12-01T00:00:00Z"} for index in range(2 * copy.BATCH_ROWS + 5)])
+    made.dispose()
+    reports: list[tuple[str, int, bool]] = []
+    reading, writing = copy.open_source(source), engine.create(target)
+    try:
+        copy.copy_database(reading, writing, report=lambda *heard: reports.append(heard))
+    finally:
+        reading.dispose()
+        writing.dispose()
+    assert [heard for heard in reports if heard[0] == "hints"] == [
+        ("hints", copy.BATCH_ROWS, False), ("hints", 2 * copy.BATCH_ROWS, False),
+        ("hints", 2 * copy.BATCH_ROWS + 5, False), ("hints", 2 * copy.BATCH_ROWS + 5, True)]
+    assert every_row(target)["hints"] == every_row(source)["hints"]
