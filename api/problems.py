@@ -169,8 +169,10 @@ def register_error_handlers(app: Flask) -> None:
         # PEP 249's OperationalError is the database's own trouble (it does not answer,
         # it was shut down, it is locked past the wait), not the request's; so is no
         # pooled connection free in time: "come back later" is the true answer
+        # the driver's own reason, one line: not the statement and its parameters
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:300]
         _log.error("the database does not answer on %s %s: %s", request.method,
-                   request.path, error)
+                   request.path, reason)
         return Problem(503, "Service Unavailable", "the database does not answer; try again "
                        "after the seconds in Retry-After",
                        headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()

@@ -157,7 +157,7 @@ def _sqlite_transactions(engine: Engine, *, read_only: bool = False) -> None:
         dbapi_connection.isolation_level = None
         for pragma in ("busy_timeout = 30000", "synchronous = FULL", "foreign_keys = ON"):
             dbapi_connection.execute(f"PRAGMA {pragma}")
-        if not read_only:  # a file in WAL mode is read as one without it
+        if not read_only:  # a reader takes the file's journal mode as it is
             _enter_wal(dbapi_connection)
 
     @event.listens_for(engine, "begin")

@@ -42,6 +42,9 @@ def test_a_stopped_database_is_a_503_and_after_its_restart_every_request_succeed
         assert headers["Content-Type"] == "application/problem+json"
         assert int(headers["Retry-After"]) > 0
         assert "database" in problem["detail"]
+        logged = (tmp_path / "server.log").read_text()
+        assert f"the database does not answer on GET {board}" in logged
+        assert "[SQL:" not in logged  # the reason alone: no statement, no parameters
 
         after = [request("GET", server.url + board) for _ in range(12)]
         assert [status for status, _, _ in after] == [200] * 12, after
