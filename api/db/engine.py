@@ -102,10 +102,12 @@ def create(database: Path | str, *, read_only: bool = False) -> Engine:
     file is opened so that nothing, not even its journal mode, is written to it."""
     url = url_of(database)
     if url.get_backend_name() == "sqlite" and read_only:
-        # SQLite's URI form; the path quoted, for a name with "?" or "#" in it
+        # SQLite's URI form, the path quoted for a name with "?", "#" or "%" in it; given
+        # as a URL object, as a string's database part would be unquoted once more
         path = urllib.parse.quote(str(Path(str(url.database)).absolute()))
-        engine = sqlalchemy.create_engine(f"sqlite:///file:{path}?mode=ro&uri=true",
-                                          connect_args={"timeout": 30})
+        engine = sqlalchemy.create_engine(
+            URL.create("sqlite", database=f"file:{path}?mode=ro", query={"uri": "true"}),
+            connect_args={"timeout": 30})
         _sqlite_transactions(engine, read_only=True)
     elif url.get_backend_name() == "sqlite":
         Path(str(url.database)).parent.mkdir(parents=True, exist_ok=True)

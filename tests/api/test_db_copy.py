@@ -6,8 +6,10 @@ refused with one line and nothing written."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +145,24 @@ def test_a_missing_or_outdated_source_is_refused_with_what_to_do(
 
     other = import_into(target, "mysql://somewhere/gapgrid")
     assert other.returncode == 2 and "postgresql://" in other.stderr
+
+
+def test_a_source_whose_name_looks_like_a_uri_is_read_as_named(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """The source is opened read-only through SQLite's URIs: a file name with "?", "#", "%",
+    a space and an accent still names that file, not another one made empty."""
+    make_app().test_client().get("/v1/daily/montana")
+    source = tmp_path / "old server?#%20 é.sqlite3"
+    with closing(sqlite3.connect(tmp_path / "instance" / "db.sqlite3")) as serving, \
+            closing(sqlite3.connect(source)) as renamed:
+        serving.backup(renamed)  # the server's rows, its WAL included
+    target = tmp_path / "target.sqlite3"
+    result = import_into(target, source)
+    assert result.returncode == 0, result.stderr
+    assert "puzzles: 1 rows" in result.stderr
+    assert every_row(target) == every_row(source)
+    assert sorted(path.name for path in tmp_path.iterdir() if "old server" in path.name
+                  and not path.name.startswith(source.name)) == []
 
 
 def test_a_refused_copy_leaves_an_older_database_in_use_as_it_was(
