@@ -20,7 +20,8 @@ when a move was refused, 2 for a usage error (unknown variant, bad game
 number or option, a move that is not notation, an option given twice; with
 ``--json`` printed as ``{"error": {"kind": "usage", ...}}`` on standard
 output) or for an environment the command cannot use (a missing instance
-folder, a database it cannot open, a port in use), 3 for an internal error.
+folder, a database it cannot open, a port in use), 3 for an internal error,
+130 after Ctrl-C.
 
 Moves are read a chunk at a time, from the arguments or standard input,
 and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -27,6 +28,9 @@ from gapgrid.core.catalogue import Catalogue
 
 EXIT_ILLEGAL_MOVE: Final = 1
 EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
+"""Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
+which says a move was refused)."""
 
 # Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
 # are positive" instead of "no such option".
@@ -118,12 +122,15 @@ class GapgridGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command, translating refusals and usage errors."""
+        """Run the command, translating refusals, usage errors and Ctrl-C."""
         try:
             try:
                 return super().invoke(ctx)
             except ServiceError as error:
                 raise usage_error(error) from None
+            except KeyboardInterrupt:
+                click.echo("\ngapgrid: interrupted", err=True)
+                ctx.exit(EXIT_INTERRUPTED)
         except click.ClickException as error:
             # click declares message final, but its own messages quote arguments whole
             error.message = bounded(error.message)  # type: ignore[misc]

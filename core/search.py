@@ -23,7 +23,8 @@ from __future__ import annotations
 import heapq
 import random
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Final, Literal
 
 import attrs
@@ -119,7 +120,12 @@ def solve(state: GameState, budget: Budget | None = None,
     defaults to every reduction sound for the state's rules; tests pass
     :data:`core.reductions.NONE` to compare against a plain search.
     """
-    budget = budget or Budget()
+    with interruptions_surfacing():
+        return _solve(state, budget or Budget(), progress, reductions)
+
+
+def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,
+           reductions: Reductions | None) -> SearchResult:
     engine = Engine.from_state(state)
     chosen = reductions if reductions is not None else reductions_for(state.rules)
     search = _Search(engine, budget, progress, chosen)
@@ -138,6 +144,33 @@ def solve(state: GameState, budget: Budget | None = None,
     if not (checked.ok and checked.won):  # never hand out a line the engine would refuse
         raise AssertionError(f"the solver's line does not replay to a win: {checked.error}")
     return SearchResult("won", tuple(line), search.positions, seconds)
+
+
+@contextmanager
+def interruptions_surfacing() -> Iterator[None]:
+    """Let a Ctrl-C during the block reach the caller as itself.
+
+    A KeyboardInterrupt lands between any two steps of the interpreter, so
+    it may leave a search's engine half way through a move; the code that
+    takes the search's moves back as the interruption unwinds then fails on
+    that engine (a slot not where the index says). Such a failure is the
+    interruption's doing, not a fault of the search, and what the caller
+    (``gapgrid solve``, a study, a notebook) is owed is the interruption.
+    """
+    try:
+        yield
+    except Exception as error:
+        cause: BaseException | None = error.__context__
+        for _ in range(_CONTEXT_LINKS):
+            if cause is None:
+                break
+            if isinstance(cause, KeyboardInterrupt):
+                raise cause from None
+            cause = cause.__context__
+        raise
+
+
+_CONTEXT_LINKS: Final = 64  # failures raised one while another unwound, looked back through
 
 
 class _Frame:
@@ -659,6 +692,12 @@ def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0,
     the same line always gives the same result (a puzzle's par does not
     depend on the machine's load) as long as ``seconds`` is not reached first.
     """
+    with interruptions_surfacing():
+        return _shorten(state, line, seconds, positions)
+
+
+def _shorten(state: GameState, line: Sequence[Action], seconds: float,
+             positions: int | None) -> tuple[Action, ...]:
     shortest = without_detours(state, line)
     search = _Search(Engine.from_state(state), Budget(seconds=seconds, positions=positions),
                      None, reductions_for(state.rules))

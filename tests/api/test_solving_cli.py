@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay
 from gapgrid.core.search import Budget, Progress
+from tests.api.live import GAPGRID
 
 WON_QUICKLY = ("montana", "52", ("-o", "redeals=0"))
 """Single-round Montana game 52: the solver wins it within a few hundred positions."""
@@ -213,3 +217,18 @@ def test_no_progress_line_reaches_a_pipe() -> None:
     error."""
     code, _, err = run("solve", "montana", "1", "--budget", "1")
     assert code == 0 and err == ""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_search_with_its_own_exit_status() -> None:
+    """Ctrl-C in the middle of a long search: one line and exit status 130, never an
+    internal error (it was one in four, when the interruption caught the search's engine
+    half way through a move) nor 1, which says a move was refused."""
+    process = subprocess.Popen(
+        [str(GAPGRID), "solve", "montana", "6", "--option", "redeals=0", "--budget", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)  # into the search: game 6 is undecided for longer
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert stderr.strip() == "gapgrid: interrupted"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.game import GameState, new_game
+from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Move, Undo
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import (
@@ -179,3 +181,26 @@ def test_the_rollouts_take_most_of_the_budget_once_a_space_is_not_small(
     assert rollout_positions(jumping, RESTARTS_FIRST) == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST
     assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000)
             - rollout_positions(jumping, RESTARTS_FIRST)) == jumping * 1_000
+
+
+@pytest.mark.parametrize("when", [1, 700, 5_000, 20_000])
+def test_a_ctrl_c_in_the_middle_of_a_move_reaches_the_caller_as_itself(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch, when: int) -> None:
+    """Ctrl-C (KeyboardInterrupt) lands between any two steps, so it may leave the search's
+    engine half way through a move, and taking the search's moves back then fails. The
+    caller (``gapgrid solve`` and ``hint``, a study, a notebook) must get the interruption,
+    not that failure: ``gapgrid solve`` said "internal error: ValueError: 40 is not in
+    list" for one Ctrl-C in four."""
+    moves = itertools.count(1)
+    real_play = Engine.play
+
+    def interrupted_half_way(engine: Engine, source: int, target: int) -> None:
+        if next(moves) == when:
+            engine.cells[target] = engine.cells[source]  # the first of the move's writes
+            raise KeyboardInterrupt
+        real_play(engine, source, target)
+
+    monkeypatch.setattr(Engine, "play", interrupted_half_way)
+    state = new_game(catalogue.rules("montana", {"redeals": "0"}), DealNumber(6))  # undecided
+    with pytest.raises(KeyboardInterrupt):
+        solve(state, Budget(seconds=None, positions=100_000))
