@@ -92,7 +92,7 @@ def import_command(source: str) -> None:
         try:
             writing = engine.create(database)
             try:
-                copy.copy_database(reading, writing, report=_report_copy)
+                copy.copy_database(reading, writing, report=CopyReport())
             finally:
                 writing.dispose()
         finally:
@@ -109,13 +109,21 @@ PROGRESS_ROWS: Final = 100_000
 """Rows between two progress lines while one table is being copied."""
 
 
-def _report_copy(table: str, rows: int, done: bool) -> None:
-    """A line on standard error for each table copied, and one every :data:`PROGRESS_ROWS`
-    rows of a large one, so that a long copy is seen to go on."""
-    if done:
-        click.echo(f"{table}: {rows:,} rows", err=True)
-    elif rows % PROGRESS_ROWS == 0:  # rows come in whole batches of a divisor of it
-        click.echo(f"{table}: {rows:,} rows so far...", err=True)
+class CopyReport:
+    """What ``gapgrid db import`` says as it goes, on standard error: each table's rows when
+    it is done, and a line each time a large one passes another :data:`PROGRESS_ROWS`
+    rows, so that a long copy is seen to go on (whatever the batches' size)."""
+
+    def __init__(self) -> None:
+        self.said: dict[str, int] = {}
+        """Each table's rows at its last progress line."""
+
+    def __call__(self, table: str, rows: int, done: bool) -> None:
+        if done:
+            click.echo(f"{table}: {rows:,} rows", err=True)
+        elif rows // PROGRESS_ROWS > self.said.get(table, 0) // PROGRESS_ROWS:
+            self.said[table] = rows
+            click.echo(f"{table}: {rows:,} rows so far...", err=True)
 
 
 def _same(one: Path | str, other: Path | str) -> bool:

@@ -17,6 +17,7 @@ from flask import Flask, Response, request
 from sqlalchemy import exc as database_errors
 from werkzeug.exceptions import HTTPException
 
+from gapgrid.api.db.engine import is_outage
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.text import bounded
 
@@ -163,22 +164,23 @@ def register_error_handlers(app: Flask) -> None:
             headers["Allow"] = ", ".join(error.valid_methods)
         return Problem(status, error.name, detail, headers=headers).response()
 
-    @app.errorhandler(database_errors.OperationalError)
-    @app.errorhandler(database_errors.TimeoutError)
-    def _database_down(error: Exception) -> Response:
-        # PEP 249's OperationalError is the database's own trouble (it does not answer,
-        # it was shut down, it is locked past the wait), not the request's; so is no
-        # pooled connection free in time: "come back later" is the true answer
-        # the driver's own reason, one line: not the statement and its parameters
-        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:300]
-        _log.error("the database does not answer on %s %s: %s", request.method,
-                   request.path, reason)
-        return Problem(503, "Service Unavailable", "the database does not answer; try again "
-                       "after the seconds in Retry-After",
-                       headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()
-
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
         _log.exception("unexpected error on %s %s", request.method, request.path)
         return Problem(500, "Internal Server Error",
                        "the server failed to answer; the error has been logged").response()
+
+    @app.errorhandler(database_errors.DBAPIError)
+    @app.errorhandler(database_errors.TimeoutError)
+    def _database_trouble(error: Exception) -> Response:
+        if not is_outage(error):  # a statement the database refused: a bug, logged whole
+            return _unexpected(error)
+        # Down, restarting, locked past the wait, out of connections: "come back later" is
+        # the true answer. The driver's reason alone is logged, in one line: not the
+        # statement and its parameters.
+        reason = str(getattr(error, "orig", None) or error).partition("\n")[0][:300]
+        _log.error("the database does not answer on %s %s: %s", request.method,
+                   request.path, reason)
+        return Problem(503, "Service Unavailable", "the database does not answer; try again "
+                       "after the seconds in Retry-After",
+                       headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import random
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -157,12 +158,13 @@ def interruptions_surfacing() -> Iterator[None]:
     interruption's doing, not a fault of the search, and what the caller
     (``gapgrid solve``, a study, a notebook) is owed is the interruption.
     """
+    handled_before = sys.exc_info()[1]  # the caller's own: not this block's to surface
     try:
         yield
     except Exception as error:
         cause: BaseException | None = error.__context__
         for _ in range(_CONTEXT_LINKS):
-            if cause is None:
+            if cause is None or cause is handled_before:
                 break
             if isinstance(cause, KeyboardInterrupt):
                 raise cause from None

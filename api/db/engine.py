@@ -99,14 +99,17 @@ def describe(database: Path | str) -> str:
 def create(database: Path | str, *, read_only: bool = False) -> Engine:
     """An engine on ``database``, made safe to use in a process forked after it opened
     connections (each process opens its own). ``read_only`` (a copy's source): a SQLite
-    file is opened so that nothing, not even its journal mode, is written to it."""
+    file is opened so that nothing, not even its journal mode, is written to it (a file in
+    WAL mode still gets the ``-wal`` and ``-shm`` side files every reader of one makes)."""
     url = url_of(database)
     if url.get_backend_name() == "sqlite" and read_only:
         # SQLite's URI form, the path quoted for a name with "?", "#" or "%" in it; given
         # as a URL object, as a string's database part would be unquoted once more
+        # (an empty authority, "file://" and the absolute path, so that a path that
+        # starts with "//" is not read as a host)
         path = urllib.parse.quote(str(Path(str(url.database)).absolute()))
         engine = sqlalchemy.create_engine(
-            URL.create("sqlite", database=f"file:{path}?mode=ro", query={"uri": "true"}),
+            URL.create("sqlite", database=f"file://{path}?mode=ro", query={"uri": "true"}),
             connect_args={"timeout": 30})
         _sqlite_transactions(engine, read_only=True)
     elif url.get_backend_name() == "sqlite":
@@ -211,24 +214,66 @@ def _replace_closed_connections(engine: Engine) -> None:
     When PostgreSQL restarts or ends a session, it sends the client a last
     message and closes the socket, so the idle connection's socket becomes
     readable; an idle connection in good health has nothing to read (gapgrid
-    never LISTENs). Looking costs one ``poll`` call and no round trip, where
-    a ping (``pool_pre_ping``) would be a round trip for every transaction.
-    Raising ``DisconnectionError`` at checkout makes the pool open a fresh
-    connection in its place, so the request goes on unharmed. A connection
-    lost without a word (a cable cut) is still only found by the statement
-    that meets it.
+    never LISTENs, and the server reports a changed setting only with the
+    answer to a query). Looking costs one ``poll`` call and no round trip,
+    where a ping before every use (``pool_pre_ping``) would be a round trip
+    for every transaction. Only a connection with something to read is
+    pinged (something in between, a proxy, might have written to it); if the
+    ping fails, ``DisconnectionError`` makes the pool open a fresh connection
+    in its place, and the request goes on unharmed. A connection lost
+    without a word (a cable cut) is still only found by the statement that
+    meets it.
     """
     @event.listens_for(engine, "checkout")
     def checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-        if dbapi_connection.closed or _readable(dbapi_connection.fileno()):
-            raise exc.DisconnectionError("the database closed the connection")
+        if dbapi_connection.closed:
+            raise exc.DisconnectionError("the connection is closed")
+        if _readable(dbapi_connection.fileno()):
+            try:
+                engine.dialect.do_ping(dbapi_connection)
+            except Exception as error:  # whatever the driver says, this one is done for
+                raise exc.DisconnectionError("the database closed the connection") from error
 
 
 def _readable(descriptor: int) -> bool:
     """Whether a socket has something to read (or has reached its end) right now."""
-    poller = select.poll()
+    if not hasattr(select, "poll"):  # Windows
+        return bool(select.select([descriptor], [], [], 0)[0])
+    poller = select.poll()  # unlike select(), any descriptor number
     poller.register(descriptor, select.POLLIN)
     return bool(poller.poll(0))
+
+
+OUTAGE_SQLSTATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
+"""PostgreSQL's error codes (and class 08) for a database that is not there to answer:
+connection failures, shut down by an administrator or a crash, starting up, no
+connection slot left."""
+
+SQLITE_OUTAGES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED,
+                                    sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+                                    sqlite3.SQLITE_CANTOPEN})
+"""SQLite's primary result codes for a file that cannot be used now: locked past the
+wait, a disk that fails or is full, a file that cannot be opened."""
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot answer now (it is down, restarting,
+    locked past the wait, out of connections or disk), rather than that a statement is
+    wrong: the first is for a client to try again later, the second a bug."""
+    if isinstance(error, exc.TimeoutError):  # no pooled connection free in time
+        return True
+    if not isinstance(error, exc.DBAPIError):
+        return False
+    if error.connection_invalidated:
+        return True
+    cause = error.orig
+    code = getattr(cause, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in SQLITE_OUTAGES  # the extended code's primary part
+    state = getattr(cause, "sqlstate", "")
+    if isinstance(error, exc.OperationalError) and state is None:
+        return True  # psycopg's own: no answer from a server at all
+    return isinstance(state, str) and (state[:2] == "08" or state in OUTAGE_SQLSTATES)
 
 
 # -- migrations --------------------------------------------------------------------------

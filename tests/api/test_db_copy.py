@@ -13,10 +13,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy
 from flask import Flask
 from flask.testing import FlaskClient
 
+from gapgrid.api import cli_db
 from gapgrid.api.db import copy, engine, schema
 from tests.api.conftest import TODAY
 from tests.api.live import GAPGRID
@@ -229,3 +231,17 @@ def test_a_long_copy_reports_each_batch_of_a_large_table(tmp_path: Path) -> None
         ("hints", copy.BATCH_ROWS, False), ("hints", 2 * copy.BATCH_ROWS, False),
         ("hints", 2 * copy.BATCH_ROWS + 5, False), ("hints", 2 * copy.BATCH_ROWS + 5, True)]
     assert every_row(target)["hints"] == every_row(source)["hints"]
+
+
+def test_a_copy_says_how_far_it_has_come_every_100_000_rows(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The lines ``gapgrid db import`` prints for the reports of a table's batches: one each
+    time it passes another 100,000 rows, whatever the batches' size, and the total."""
+    report = cli_db.CopyReport()
+    for rows in (*range(30_000, 250_000, 30_000), 250_000):
+        report("hints", rows, False)
+    report("hints", 250_000, True)
+    report("players", 7, True)
+    assert capsys.readouterr().err.splitlines() == [
+        "hints: 120,000 rows so far...", "hints: 210,000 rows so far...",
+        "hints: 250,000 rows", "players: 7 rows"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import time
@@ -227,8 +228,18 @@ def test_ctrl_c_stops_a_search_with_its_own_exit_status() -> None:
     process = subprocess.Popen(
         [str(GAPGRID), "solve", "montana", "6", "--option", "redeals=0", "--budget", "60"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)  # into the search: game 6 is undecided for longer
-    process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 60
+    while _cpu_seconds(process.pid) < 2.0:  # start-up takes about 0.8 s: in the search by then
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # game 6 is undecided for much longer
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
     assert stderr.strip() == "gapgrid: interrupted"
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time a running process has had (Linux's /proc), a sign of how far it got
+    whatever the machine's load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # user + system
