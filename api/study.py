@@ -67,8 +67,6 @@ milliseconds meant), and a study of hundreds of deals would take weeks."""
 
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 MAX_WORKERS: Final = 256
-EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
-"""Exit status after Ctrl-C, as shells report it (after SIGTERM: 128 + SIGTERM, 143)."""
 
 IN_FLIGHT_PER_WORKER: Final = 2
 """Tasks queued per worker: enough that no worker waits for the next deal, few enough that

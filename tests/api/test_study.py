@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from gapgrid import plugins
 from gapgrid.api import study as study_module
 from gapgrid.api.cli import main
+from gapgrid.api.cli_support import EXIT_INTERRUPTED
 from gapgrid.api.services.study import (
     COLUMNS,
     HEADER_LINE,
@@ -200,7 +201,7 @@ def test_an_interrupted_study_keeps_its_rows_and_resumes(tmp_path: Path,
     monkeypatch.setattr(study_module, "solve_deal", interrupted)
     out = tmp_path / "i.csv"
     result = run("study", *STUDY, "--out", out)
-    assert result.exit_code == study_module.EXIT_INTERRUPTED
+    assert result.exit_code == EXIT_INTERRUPTED
     assert "--resume" in result.stderr
     assert [row["game_number"] for row in rows_of(out)] == ["1", "2", "3"]
     assert "3 deals (game numbers 1 to 3)" in result.stdout
@@ -402,7 +403,7 @@ def test_an_interrupted_retry_keeps_its_rows_and_goes_on(
     retry = ["study", "line-up", "--budget", "60", "--max-positions", "5000", "--retry-unknown",
              "--out", out]
     result = run(*retry)
-    assert result.exit_code == study_module.EXIT_INTERRUPTED
+    assert result.exit_code == EXIT_INTERRUPTED
     assert "run the same command to go on" in result.stderr
     rows = rows_of(out)
     assert [int(row["game_number"]) for row in rows] == [1, 2, 3, 4, 5, 6]
