@@ -245,8 +245,8 @@ def _readable(descriptor: int) -> bool:
 
 
 OUTAGE_SQLSTATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
-"""PostgreSQL's error codes (and class 08) for a database that is not there to answer:
-connection failures, shut down by an administrator or a crash, starting up, no
+"""Beginnings of PostgreSQL's error codes for a database that is not there to answer: class
+08 (connection failures), shut down by an administrator or a crash, starting up, no
 connection slot left."""
 
 SQLITE_OUTAGES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED,
@@ -273,7 +273,7 @@ def is_outage(error: BaseException) -> bool:
     state = getattr(cause, "sqlstate", "")
     if isinstance(error, exc.OperationalError) and state is None:
         return True  # psycopg's own: no answer from a server at all
-    return isinstance(state, str) and (state[:2] == "08" or state in OUTAGE_SQLSTATES)
+    return isinstance(state, str) and state.startswith(OUTAGE_SQLSTATES)
 
 
 # -- migrations --------------------------------------------------------------------------
