@@ -109,7 +109,7 @@ def final_columns(layout: Layout) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def _sequence_followers(layout: Layout) -> tuple[int, ...]:
+def sequence_followers(layout: Layout) -> tuple[int, ...]:
     """For each card, the card right of it in a finished row (same suit), or -1."""
     following = [-1] * CARDS_PER_DECK
     for rank, next_rank in itertools.pairwise(layout.sequence_ranks):
@@ -124,7 +124,7 @@ def _jumping_evaluation(rules: Rules) -> Evaluation:
     fill = rules.fill
     full = len(layout.sequence_ranks)
     starts = tuple(layout.row_starts())
-    following = _sequence_followers(layout)
+    following = sequence_followers(layout)
     next_slots, rows_of, left_slots = layout.next_slots, layout.slot_rows, layout.left_slots
     pair_slots = tuple((slot, right) for slot, right in enumerate(next_slots)
                        if right >= 0 and rows_of[right] == rows_of[slot])

@@ -22,9 +22,14 @@ from a generator seeded by the search, so the same position always gives
 the same line.
 
 The playout policy, a heuristic: when some card move fills the slot right
-after a row's run, one of those is drawn most of the time
-(:data:`EXTEND_RUNS`); otherwise a move that does not take a card out of a
-run, when there is one; a redeal only when no card move is left.
+after a row's run, one of those most of the time (:data:`EXTEND_RUNS`);
+otherwise a move that does not take a card out of a run, when there is
+one, and, where the fill rule also lets in cards that pair with neither
+neighbour (Spaces and Aces, Jungle), most of the time (:data:`PAIR_UP`) one
+that puts a card beside a neighbour of its finished row. Of the moves left
+to draw from, most of the time (:data:`KEEP_GAPS_ALIVE`) one that does not
+leave behind a gap nothing can fill. A redeal only when no card move is
+left.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import random
 from collections.abc import Callable, Generator
 from typing import Final
 
-from gapgrid.core.cards import RANKS_PER_SUIT
+from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT
+from gapgrid.core.evaluation import cards_slide, sequence_followers
+from gapgrid.core.fills import FillBase
 from gapgrid.core.game import Engine
 from gapgrid.core.reductions import run_ends
 from gapgrid.core.runs import run_length
@@ -43,6 +50,32 @@ Action = tuple[int, int] | None
 
 EXTEND_RUNS: Final = 0.7
 """How often a playout lengthens a run when it can (else it draws among the other moves)."""
+
+PAIR_UP: Final = 0.7
+"""How often a playout that does not lengthen a run keeps to the moves that put a card
+beside a neighbour it stands next to in a finished row, when some moves do and some do not.
+
+Under Montana's fill every move outside column 0 does (a gap takes only its
+left neighbour's next card), so nothing changes there; under Spaces and
+Aces' ascending fill a gap after the 3 of spades also takes the 9, which
+blocks the row until the 9 leaves again. The rollouts alone, 2,400,000
+playout actions a deal at most, Spaces and Aces game numbers 1 to 50: all
+50 won in 6.1 million actions in all with it and 20.5 million without
+(seed 1; seed 2: 5.6 and 25.6 million, 49 won without); Jungle 1 to 50,
+0.95 and 1.7 million (docs/solver.md, "Kept (eleventh sitting)")."""
+
+KEEP_GAPS_ALIVE: Final = 0.7
+"""How often a playout keeps to the moves that leave a gap something may fill, when some
+moves do and some do not (where cards jump).
+
+A card that leaves the slot right of a King, or of a gap, leaves a gap
+nothing can fill while its left neighbour stays: one gap fewer to play
+with, and a single-round game ends when all its gaps are dead. The rollouts
+alone, 2,400,000 playout actions a deal at most (docs/solver.md, "Kept
+(eleventh sitting)"), seeds 1 and 2: Paganini II game numbers 1 to 50, 47
+and 47 won against 42 and 44; the 30 anchor deals of single-round Gaps,
+17 and 19 against 17 and 17; Spaces and Aces and Jungle (with
+:data:`PAIR_UP`) in 4.2 and 0.39 million actions against 6.1 and 0.95."""
 
 PLAYOUT_STEPS_PER_SLOT: Final = 6
 """A playout stops after this many actions per slot of the grid: where a card may move back
@@ -76,6 +109,14 @@ class NestedRollouts:
         self._row_starts = tuple(layout.row_starts())
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
         """The most actions of a playout, and of a level-1 search's own line."""
+        self._following = sequence_followers(layout)
+        self._left_slots, self._next_slots = layout.left_slots, layout.next_slots
+        self._pairs_matter = not every_move_pairs_up(engine)
+        """Whether some move may put a card beside no neighbour of its finished row
+        (:data:`PAIR_UP`); not under Montana's fill, nor where cards slide."""
+        self._gaps_matter = not cards_slide(engine.rules)
+        """Whether a gap can be dead (:data:`KEEP_GAPS_ALIVE`): not where cards slide, which
+        any neighbour may do into any gap."""
 
     def steps(self) -> Generator[int, None, list[Action] | None]:
         """Play level-1 searches one after the other; see the class docstring."""
@@ -119,20 +160,13 @@ class NestedRollouts:
 
     def _playout(self) -> tuple[int, list[Action]]:
         """Play on at random until the game ends; the end's score and the actions, taken back."""
-        engine, draw, rows = self.engine, self.random.random, self._rows
+        engine = self.engine
         line: list[Action] = []
         ends = run_ends(self._layout, engine.cells)  # kept up to date move by move below
         while len(line) < self.max_steps and not engine.won:
             pairs = engine.legal_pairs()
             if pairs:
-                lengthening = [pair for pair in pairs if pair[1] == ends[rows[pair[1]]]
-                               and self._lengthens(pair)]
-                if lengthening and draw() < EXTEND_RUNS:
-                    pairs = lengthening
-                else:
-                    keeping = [pair for pair in pairs if pair[0] >= ends[rows[pair[0]]]]
-                    pairs = keeping or pairs
-                action: Action = pairs[int(draw() * len(pairs))]
+                action: Action = self._choose(pairs, ends)
             elif engine.redeal_refusal() is None:
                 action = None
             else:
@@ -148,6 +182,45 @@ class NestedRollouts:
             self._undo(action)
         return score, line
 
+    def _choose(self, pairs: list[tuple[int, int]], ends: list[int]) -> tuple[int, int]:
+        """A playout's card move among ``pairs`` (the policy of the module docstring)."""
+        draw, rows = self.random.random, self._rows
+        lengthening = [pair for pair in pairs if pair[1] == ends[rows[pair[1]]]
+                       and self._lengthens(pair)]
+        if lengthening and draw() < EXTEND_RUNS:
+            pairs = lengthening
+        else:
+            keeping = [pair for pair in pairs if pair[0] >= ends[rows[pair[0]]]]
+            pairs = keeping or pairs
+            if self._pairs_matter:
+                pairs = self._mostly(pairs, self._pairs_up, PAIR_UP)
+        if self._gaps_matter:
+            pairs = self._mostly(pairs, self._leaves_live_gap, KEEP_GAPS_ALIVE)
+        return pairs[int(draw() * len(pairs))]
+
+    def _mostly(self, pairs: list[tuple[int, int]], wanted: Callable[[tuple[int, int]], bool],
+                share: float) -> list[tuple[int, int]]:
+        """The ``wanted`` moves of ``pairs``, ``share`` of the time, when some are wanted and
+        some not; else ``pairs`` (and no random number drawn: nothing to choose)."""
+        if len(pairs) < 2:
+            return pairs
+        chosen = [pair for pair in pairs if wanted(pair)]
+        if chosen and len(chosen) < len(pairs) and self.random.random() < share:
+            return chosen
+        return pairs
+
+    def _leaves_live_gap(self, pair: tuple[int, int]) -> bool:
+        """Tell whether the gap the move leaves behind may be filled: in column 0 (a head
+        goes there), or right of a card that something follows in a finished row (not the
+        last rank, nor a gap)."""
+        source, target = pair
+        left = self._left_slots[source]
+        if left < 0:
+            return True
+        cells = self.engine.cells
+        card = cells[source] if left == target else cells[left]
+        return card is not None and self._following[card] >= 0
+
     def _update_ends(self, ends: list[int], source: int, target: int) -> None:
         """Bring ``ends`` (:func:`core.reductions.run_ends`) up to date after the card in
         ``source`` moved to ``target``: only those two slots changed, so only a run that
@@ -161,6 +234,24 @@ class NestedRollouts:
         row = rows[target]
         if target == ends[row]:
             ends[row] = self._row_starts[row] + run_length(self._layout, self.engine.cells, row)
+
+    def _pairs_up(self, pair: tuple[int, int]) -> bool:
+        """Tell whether the move puts its card right after the card it follows in a finished
+        row, or right before the card that follows it there (a move into column 0 counts:
+        a head has nothing to follow)."""
+        source, target = pair
+        cells, following = self.engine.cells, self._following
+        card = cells[source]
+        assert card is not None
+        left = self._left_slots[target]
+        if left < 0:
+            return True
+        left_card = cells[left]
+        if left_card is not None and following[left_card] == card:
+            return True
+        right = self._next_slots[target]
+        return (right >= 0 and right != source and self._rows[right] == self._rows[target]
+                and cells[right] is not None and cells[right] == following[card])
 
     def _lengthens(self, pair: tuple[int, int]) -> bool:
         """Tell whether the move, into the slot right after its row's run (the caller has
@@ -205,3 +296,19 @@ class NestedRollouts:
             self.engine.undo()
         else:
             self.engine.unplay(*action)
+
+
+def every_move_pairs_up(engine: Engine) -> bool:
+    """Tell whether every move of this game outside column 0 puts its card right after the
+    card it follows in a finished row: a fill rule of gapgrid's that looks only at the
+    left neighbour and takes nothing but its next card (Montana's, Paganini's), or a
+    game where cards slide (Rectangular Rovers, where pairs are not what a move is for).
+    """
+    rules = engine.rules
+    fill = rules.fill
+    if cards_slide(rules):
+        return True
+    if not isinstance(fill, FillBase) or type(fill).wanted is not FillBase.wanted:
+        return False
+    following = sequence_followers(rules.layout)
+    return all(set(fill.next_cards(card)) <= {following[card]} for card in range(CARDS_PER_DECK))

@@ -42,7 +42,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "6"
+SOLVER_VERSION: Final = "7"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -53,7 +53,10 @@ beside the beams, both by an evaluation for every fill rule
 (:mod:`core.rollouts`) beside them, with twice the restarts' share; 5: won lines without
 their detours and idle actions (:mod:`core.shortening`); 6: the rollouts at 16 times the
 restarts' share where cards jump, once the restarts have had their first 50,000
-positions (:func:`rollout_share`)."""
+positions (:func:`rollout_share`); 7: playouts that mostly leave no gap nothing can fill
+(:data:`core.rollouts.KEEP_GAPS_ALIVE`) and, where the fill also lets in cards that pair
+with neither neighbour, mostly put a card beside a neighbour of its finished row
+(:data:`core.rollouts.PAIR_UP`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""

@@ -7,6 +7,7 @@ from collections.abc import Generator
 
 import pytest
 
+from gapgrid.core.cards import parse_card
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber, parse_deal_number
 from gapgrid.core.evaluation import evaluation_for
@@ -15,7 +16,7 @@ from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.reductions import run_ends
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as Step
-from gapgrid.core.rollouts import NestedRollouts
+from gapgrid.core.rollouts import NestedRollouts, every_move_pairs_up
 
 STEP_CAP = 50_000
 """More playout actions than any deal below needs (a few hundred to a few thousand)."""
@@ -137,3 +138,77 @@ def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
             engine.play(source, target)
             rollouts._update_ends(ends, source, target)
             assert ends == run_ends(engine.rules.layout, engine.cells)
+
+
+@pytest.mark.parametrize(("variant", "expected"), [
+    ("montana", True), ("paganini", True), ("paganini-ii", True), ("rectangular-rovers", True),
+    ("spaces-and-aces", False), ("jungle", False), ("galary", False)])
+def test_only_fills_that_let_other_cards_in_prefer_pairs(catalogue: Catalogue, variant: str,
+                                                          expected: bool) -> None:
+    """Montana's fill takes only the left card's next card, so every move pairs up and the
+    playouts need not look; an ascending or any-suit fill also takes cards that do not."""
+    engine = Engine.from_state(new_game(catalogue.rules(variant), DealNumber(1)))
+    assert every_move_pairs_up(engine) is expected
+
+
+def test_a_move_pairs_up_beside_its_finished_row_neighbours(catalogue: Catalogue) -> None:
+    """Spaces and Aces: between the 3 and the 5 of spades a gap takes the 4 (a pair either
+    side) or a higher spade such as the 9 (none); the 4 still pairs up with the 5 alone on
+    its right, and with nothing either side it does not; column 0 always counts."""
+    rules = catalogue.rules("spaces-and-aces")
+    engine = Engine.from_state(new_game(rules, DealNumber(1)))
+    rollouts = NestedRollouts(engine, evaluation_for(rules)[0])
+    four, nine = parse_card("4S"), parse_card("9S")
+    cells = engine.cells
+    four_at, nine_at = 20, 21  # row 1: where the moving cards come from
+    cells[1:4] = [parse_card("3S"), None, parse_card("5S")]  # row 0: ?, 3S, gap, 5S
+    cells[four_at], cells[nine_at] = four, nine
+    assert rollouts._pairs_up((four_at, 2))
+    assert not rollouts._pairs_up((nine_at, 2))
+    cells[1] = parse_card("KH")  # on the left, a card nothing follows
+    assert rollouts._pairs_up((four_at, 2))  # the 5 on its right is enough
+    assert not rollouts._pairs_up((nine_at, 2))
+    cells[3] = parse_card("QH")
+    assert not rollouts._pairs_up((four_at, 2))  # nothing either side to pair with
+    assert rollouts._pairs_up((four_at, 0))  # a head's slot
+
+
+def test_under_montanas_fill_the_pair_preference_draws_nothing(catalogue: Catalogue) -> None:
+    """Where every move pairs up, asking would change nothing but the cost: the playouts
+    draw exactly as without the preference (the same random numbers, the same games)."""
+    for variant, number in (("montana", "7"), ("paganini-ii", "3")):
+        state = new_game(catalogue.rules(variant), parse_deal_number(number))
+        games = []
+        for matter in (False, True):
+            engine = Engine.from_state(state)
+            rollouts = NestedRollouts(engine, evaluation_for(state.rules)[0], seed=3)
+            rollouts._pairs_matter = matter
+            games.append([rollouts._playout() for _ in range(5)])
+        assert games[0] == games[1]
+
+
+def test_a_move_that_leaves_a_dead_gap_is_told_apart(catalogue: Catalogue) -> None:
+    """Montana: a card that leaves the slot right of a King, or of a gap, leaves a gap
+    nothing can fill; right of any other card, or in column 0, the gap may be filled."""
+    rules = catalogue.rules("montana")
+    engine = Engine.from_state(new_game(rules, DealNumber(1)))
+    rollouts = NestedRollouts(engine, evaluation_for(rules)[0])
+    cells = engine.cells
+    cells[0:4] = [parse_card("KS"), parse_card("5H"), parse_card("7D"), None]
+    assert not rollouts._leaves_live_gap((1, 40))  # the 5 leaves the slot right of a King
+    assert rollouts._leaves_live_gap((2, 40))  # the 7 leaves a gap right of the 5
+    assert rollouts._leaves_live_gap((0, 40))  # column 0 takes a 2
+    cells[1] = None
+    assert not rollouts._leaves_live_gap((2, 40))  # right of a gap
+    assert rollouts._leaves_live_gap((2, 1))  # the 7 moves left: the gap is right of it
+    cells[2] = parse_card("KD")
+    assert not rollouts._leaves_live_gap((2, 1))  # a King moving left leaves its gap dead
+
+
+def test_where_cards_slide_no_gap_is_dead(catalogue: Catalogue) -> None:
+    """Rectangular Rovers: any neighbour may slide into any gap, so the playouts do not
+    weigh gaps; where cards jump they do."""
+    for variant, weighs in (("rectangular-rovers", False), ("montana", True),
+                            ("spaces-and-aces", True)):
+        engine = Engine.from_state(new_game(catalogue.rules(variant), DealNumber(1)))
+        assert NestedRollouts(engine, evaluation_for(engine.rules)[0])._gaps_matter is weighs
