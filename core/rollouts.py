@@ -192,34 +192,38 @@ class NestedRollouts:
         else:
             keeping = [pair for pair in pairs if pair[0] >= ends[rows[pair[0]]]]
             pairs = keeping or pairs
-            if self._pairs_matter:
-                pairs = self._mostly(pairs, self._pairs_up, PAIR_UP)
-        if self._gaps_matter:
-            pairs = self._mostly(pairs, self._leaves_live_gap, KEEP_GAPS_ALIVE)
+            if self._pairs_matter and len(pairs) > 1:
+                pairs = self._mostly(pairs, [pair for pair in pairs if self._pairs_up(pair)],
+                                     PAIR_UP)
+        if self._gaps_matter and len(pairs) > 1:
+            pairs = self._mostly(pairs, self._leaving_live_gaps(pairs), KEEP_GAPS_ALIVE)
         return pairs[int(draw() * len(pairs))]
 
-    def _mostly(self, pairs: list[tuple[int, int]], wanted: Callable[[tuple[int, int]], bool],
+    def _mostly(self, pairs: list[tuple[int, int]], wanted: list[tuple[int, int]],
                 share: float) -> list[tuple[int, int]]:
-        """The ``wanted`` moves of ``pairs``, ``share`` of the time, when some are wanted and
-        some not; else ``pairs`` (and no random number drawn: nothing to choose)."""
-        if len(pairs) < 2:
-            return pairs
-        chosen = [pair for pair in pairs if wanted(pair)]
-        if chosen and len(chosen) < len(pairs) and self.random.random() < share:
-            return chosen
+        """``wanted`` (some of ``pairs``), ``share`` of the time, when it holds some of them
+        but not all; else ``pairs`` (and no random number drawn: nothing to choose)."""
+        if wanted and len(wanted) < len(pairs) and self.random.random() < share:
+            return wanted
         return pairs
 
-    def _leaves_live_gap(self, pair: tuple[int, int]) -> bool:
-        """Tell whether the gap the move leaves behind may be filled: in column 0 (a head
-        goes there), or right of a card that something follows in a finished row (not the
-        last rank, nor a gap)."""
-        source, target = pair
-        left = self._left_slots[source]
-        if left < 0:
-            return True
-        cells = self.engine.cells
-        card = cells[source] if left == target else cells[left]
-        return card is not None and self._following[card] >= 0
+    def _leaving_live_gaps(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The moves that leave behind a gap something may fill: in column 0 (a head goes
+        there), or right of a card that something follows in a finished row (not the last
+        rank, nor a gap). One loop rather than a call per move: a playout's every step
+        asks."""
+        cells, left_slots, following = self.engine.cells, self._left_slots, self._following
+        live = []
+        for pair in pairs:
+            source, target = pair
+            left = left_slots[source]
+            if left < 0:
+                live.append(pair)
+                continue
+            card = cells[source] if left == target else cells[left]
+            if card is not None and following[card] >= 0:
+                live.append(pair)
+        return live
 
     def _update_ends(self, ends: list[int], source: int, target: int) -> None:
         """Bring ``ends`` (:func:`core.reductions.run_ends`) up to date after the card in

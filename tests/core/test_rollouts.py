@@ -195,14 +195,13 @@ def test_a_move_that_leaves_a_dead_gap_is_told_apart(catalogue: Catalogue) -> No
     rollouts = NestedRollouts(engine, evaluation_for(rules)[0])
     cells = engine.cells
     cells[0:4] = [parse_card("KS"), parse_card("5H"), parse_card("7D"), None]
-    assert not rollouts._leaves_live_gap((1, 40))  # the 5 leaves the slot right of a King
-    assert rollouts._leaves_live_gap((2, 40))  # the 7 leaves a gap right of the 5
-    assert rollouts._leaves_live_gap((0, 40))  # column 0 takes a 2
+    # the 5 leaves the slot right of a King; the 7 a gap right of the 5; column 0 takes a 2
+    assert rollouts._leaving_live_gaps([(1, 40), (2, 40), (0, 40)]) == [(2, 40), (0, 40)]
     cells[1] = None
-    assert not rollouts._leaves_live_gap((2, 40))  # right of a gap
-    assert rollouts._leaves_live_gap((2, 1))  # the 7 moves left: the gap is right of it
+    # right of a gap, dead; but the 7 moving left leaves its gap right of itself
+    assert rollouts._leaving_live_gaps([(2, 40), (2, 1)]) == [(2, 1)]
     cells[2] = parse_card("KD")
-    assert not rollouts._leaves_live_gap((2, 1))  # a King moving left leaves its gap dead
+    assert rollouts._leaving_live_gaps([(2, 1)]) == []  # a King moving left leaves it dead
 
 
 def test_where_cards_slide_no_gap_is_dead(catalogue: Catalogue) -> None:
