@@ -28,8 +28,9 @@ one, and, where the fill rule also lets in cards that pair with neither
 neighbour (Spaces and Aces, Jungle), most of the time (:data:`PAIR_UP`) one
 that puts a card beside a neighbour of its finished row. Of the moves left
 to draw from, most of the time (:data:`KEEP_GAPS_ALIVE`) one that does not
-leave behind a gap nothing can fill. A redeal only when no card move is
-left.
+leave behind a gap nothing can fill. Both rules hold only under fill rules
+of gapgrid's kind that decide by the left card alone
+(:func:`decides_by_left_card`). A redeal only when no card move is left.
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ from collections.abc import Callable, Generator
 from typing import Final
 
 from gapgrid.core.cards import CARDS_PER_DECK, RANKS_PER_SUIT
-from gapgrid.core.evaluation import cards_slide, sequence_followers
+from gapgrid.core.evaluation import sequence_followers
 from gapgrid.core.fills import FillBase
 from gapgrid.core.game import Engine
 from gapgrid.core.reductions import run_ends
+from gapgrid.core.rules import Rules
 from gapgrid.core.runs import run_length
 
 Action = tuple[int, int] | None
@@ -72,10 +74,12 @@ A card that leaves the slot right of a King, or of a gap, leaves a gap
 nothing can fill while its left neighbour stays: one gap fewer to play
 with, and a single-round game ends when all its gaps are dead. The rollouts
 alone, 2,400,000 playout actions a deal at most (docs/solver.md, "Kept
-(eleventh sitting)"), seeds 1 and 2: Paganini II game numbers 1 to 50, 47
-and 47 won against 42 and 44; the 30 anchor deals of single-round Gaps,
-17 and 19 against 17 and 17; Spaces and Aces and Jungle (with
-:data:`PAIR_UP`) in 4.2 and 0.39 million actions against 6.1 and 0.95."""
+(eleventh sitting)"), seeds 1 and 2, with a first version of the rule
+(a card moving into the slot on its left always counted as leaving a live
+gap): Paganini II game numbers 1 to 50, 47 and 47 won against 42 and 44;
+the 30 anchor deals of single-round Gaps, 17 and 19 against 17 and 17;
+Spaces and Aces and Jungle (with :data:`PAIR_UP`) in 4.2 and 0.39 million
+actions against 6.1 and 0.95. This rule, Paganini II, seed 1: 49 won."""
 
 PLAYOUT_STEPS_PER_SLOT: Final = 6
 """A playout stops after this many actions per slot of the grid: where a card may move back
@@ -111,12 +115,11 @@ class NestedRollouts:
         """The most actions of a playout, and of a level-1 search's own line."""
         self._following = sequence_followers(layout)
         self._left_slots, self._next_slots = layout.left_slots, layout.next_slots
-        self._pairs_matter = not every_move_pairs_up(engine)
-        """Whether some move may put a card beside no neighbour of its finished row
-        (:data:`PAIR_UP`); not under Montana's fill, nor where cards slide."""
-        self._gaps_matter = not cards_slide(engine.rules)
-        """Whether a gap can be dead (:data:`KEEP_GAPS_ALIVE`): not where cards slide, which
-        any neighbour may do into any gap."""
+        self._gaps_matter = decides_by_left_card(engine.rules)
+        """Whether a gap right of the last rank or of a gap is dead (:data:`KEEP_GAPS_ALIVE`)."""
+        self._pairs_matter = lets_in_unpaired_cards(engine.rules)
+        """Whether a move may put a card beside no neighbour of its finished row
+        (:data:`PAIR_UP`): not under Montana's fill."""
 
     def steps(self) -> Generator[int, None, list[Action] | None]:
         """Play level-1 searches one after the other; see the class docstring."""
@@ -193,8 +196,7 @@ class NestedRollouts:
             keeping = [pair for pair in pairs if pair[0] >= ends[rows[pair[0]]]]
             pairs = keeping or pairs
             if self._pairs_matter and len(pairs) > 1:
-                pairs = self._mostly(pairs, [pair for pair in pairs if self._pairs_up(pair)],
-                                     PAIR_UP)
+                pairs = self._mostly(pairs, self._pairing(pairs), PAIR_UP)
         if self._gaps_matter and len(pairs) > 1:
             pairs = self._mostly(pairs, self._leaving_live_gaps(pairs), KEEP_GAPS_ALIVE)
         return pairs[int(draw() * len(pairs))]
@@ -239,23 +241,30 @@ class NestedRollouts:
         if target == ends[row]:
             ends[row] = self._row_starts[row] + run_length(self._layout, self.engine.cells, row)
 
-    def _pairs_up(self, pair: tuple[int, int]) -> bool:
-        """Tell whether the move puts its card right after the card it follows in a finished
-        row, or right before the card that follows it there (a move into column 0 counts:
-        a head has nothing to follow)."""
-        source, target = pair
-        cells, following = self.engine.cells, self._following
-        card = cells[source]
-        assert card is not None
-        left = self._left_slots[target]
-        if left < 0:
-            return True
-        left_card = cells[left]
-        if left_card is not None and following[left_card] == card:
-            return True
-        right = self._next_slots[target]
-        return (right >= 0 and right != source and self._rows[right] == self._rows[target]
-                and cells[right] is not None and cells[right] == following[card])
+    def _pairing(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The moves that put their card right after the card it follows in a finished row,
+        or right before the card that follows it there, in the same row (a move into
+        column 0 counts: a head has nothing to follow). One loop, as
+        :meth:`_leaving_live_gaps`."""
+        cells, following, rows = self.engine.cells, self._following, self._rows
+        left_slots, next_slots = self._left_slots, self._next_slots
+        paired = []
+        for pair in pairs:
+            source, target = pair
+            card = cells[source]
+            assert card is not None
+            left = left_slots[target]
+            if left < 0:
+                paired.append(pair)
+                continue
+            left_card = cells[left]
+            if left_card is not None and following[left_card] == card:
+                paired.append(pair)
+                continue
+            right = next_slots[target]
+            if right >= 0 and rows[right] == rows[target] and cells[right] == following[card]:
+                paired.append(pair)
+        return paired
 
     def _lengthens(self, pair: tuple[int, int]) -> bool:
         """Tell whether the move, into the slot right after its row's run (the caller has
@@ -302,17 +311,29 @@ class NestedRollouts:
             self.engine.unplay(*action)
 
 
-def every_move_pairs_up(engine: Engine) -> bool:
-    """Tell whether every move of this game outside column 0 puts its card right after the
-    card it follows in a finished row: a fill rule of gapgrid's that looks only at the
-    left neighbour and takes nothing but its next card (Montana's, Paganini's), or a
-    game where cards slide (Rectangular Rovers, where pairs are not what a move is for).
+def decides_by_left_card(rules: Rules) -> bool:
+    """Tell whether ``rules``' fill is of gapgrid's kind that decides a gap by its left card
+    alone: a :class:`FillBase` whose ``wanted()`` and ``sources()`` are its own.
+
+    Then a gap right of the last rank, or of a gap, takes nothing, and a card
+    may only enter a gap outside column 0 after a card it follows: what the
+    playout rules rely on. Not Galary's fill (a gap also takes the card one
+    below its right neighbour), not a sliding puzzle's, not a third party's
+    own kind of rule.
     """
-    rules = engine.rules
     fill = rules.fill
-    if cards_slide(rules):
-        return True
-    if not isinstance(fill, FillBase) or type(fill).wanted is not FillBase.wanted:
+    return (isinstance(fill, FillBase) and type(fill).wanted is FillBase.wanted
+            and type(fill).sources is FillBase.sources)
+
+
+def lets_in_unpaired_cards(rules: Rules) -> bool:
+    """Tell whether a gap outside column 0 may take a card that does not follow its left card
+    in a finished row: Spaces and Aces' ascending fill (any higher card of the suit) and
+    Jungle's (the next rank of any suit), not Montana's (the next card only)."""
+    if not decides_by_left_card(rules):
         return False
+    fill = rules.fill
+    assert isinstance(fill, FillBase)
     following = sequence_followers(rules.layout)
-    return all(set(fill.next_cards(card)) <= {following[card]} for card in range(CARDS_PER_DECK))
+    return any(set(fill.next_cards(card)) - {following[card]}
+               for card in range(CARDS_PER_DECK))

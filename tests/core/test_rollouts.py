@@ -15,8 +15,14 @@ from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.reductions import run_ends
 from gapgrid.core.replay import replay_from
+from gapgrid.core.rollouts import (
+    KEEP_GAPS_ALIVE,
+    PAIR_UP,
+    NestedRollouts,
+    decides_by_left_card,
+    lets_in_unpaired_cards,
+)
 from gapgrid.core.rollouts import Action as Step
-from gapgrid.core.rollouts import NestedRollouts, every_move_pairs_up
 
 STEP_CAP = 50_000
 """More playout actions than any deal below needs (a few hundred to a few thousand)."""
@@ -140,21 +146,28 @@ def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
             assert ends == run_ends(engine.rules.layout, engine.cells)
 
 
-@pytest.mark.parametrize(("variant", "expected"), [
-    ("montana", True), ("paganini", True), ("paganini-ii", True), ("rectangular-rovers", True),
-    ("spaces-and-aces", False), ("jungle", False), ("galary", False)])
-def test_only_fills_that_let_other_cards_in_prefer_pairs(catalogue: Catalogue, variant: str,
-                                                          expected: bool) -> None:
-    """Montana's fill takes only the left card's next card, so every move pairs up and the
-    playouts need not look; an ascending or any-suit fill also takes cards that do not."""
-    engine = Engine.from_state(new_game(catalogue.rules(variant), DealNumber(1)))
-    assert every_move_pairs_up(engine) is expected
+@pytest.mark.parametrize(("variant", "by_left_card", "unpaired"), [
+    ("montana", True, False), ("paganini", True, False), ("paganini-ii", True, False),
+    ("blue-moon", True, False), ("spaces-and-aces", True, True), ("jungle", True, True),
+    ("galary", False, False), ("free-parking", False, False),
+    ("rectangular-rovers", False, False)])
+def test_the_playout_rules_hold_where_the_left_card_decides(
+        catalogue: Catalogue, variant: str, by_left_card: bool, unpaired: bool) -> None:
+    """Both rules need a fill that decides by the left card alone (Galary's also looks right,
+    Rovers' slides any neighbour in); pairing matters only where other cards may enter."""
+    rules = catalogue.rules(variant)
+    assert decides_by_left_card(rules) is by_left_card
+    assert lets_in_unpaired_cards(rules) is unpaired
+    engine = Engine.from_state(new_game(rules, DealNumber(1)))
+    rollouts = NestedRollouts(engine, evaluation_for(rules)[0])
+    assert (rollouts._gaps_matter, rollouts._pairs_matter) == (by_left_card, unpaired)
 
 
 def test_a_move_pairs_up_beside_its_finished_row_neighbours(catalogue: Catalogue) -> None:
     """Spaces and Aces: between the 3 and the 5 of spades a gap takes the 4 (a pair either
-    side) or a higher spade such as the 9 (none); the 4 still pairs up with the 5 alone on
-    its right, and with nothing either side it does not; column 0 always counts."""
+    side) or a higher spade such as the 9 (none); after the 2 the 4 still pairs up with the
+    5 on its right, and with nothing either side it does not; column 0 always counts; in
+    the last column the next row's first card is no neighbour."""
     rules = catalogue.rules("spaces-and-aces")
     engine = Engine.from_state(new_game(rules, DealNumber(1)))
     rollouts = NestedRollouts(engine, evaluation_for(rules)[0])
@@ -163,14 +176,42 @@ def test_a_move_pairs_up_beside_its_finished_row_neighbours(catalogue: Catalogue
     four_at, nine_at = 20, 21  # row 1: where the moving cards come from
     cells[1:4] = [parse_card("3S"), None, parse_card("5S")]  # row 0: ?, 3S, gap, 5S
     cells[four_at], cells[nine_at] = four, nine
-    assert rollouts._pairs_up((four_at, 2))
-    assert not rollouts._pairs_up((nine_at, 2))
-    cells[1] = parse_card("KH")  # on the left, a card nothing follows
-    assert rollouts._pairs_up((four_at, 2))  # the 5 on its right is enough
-    assert not rollouts._pairs_up((nine_at, 2))
+    assert rollouts._pairing([(four_at, 2), (nine_at, 2)]) == [(four_at, 2)]
+    cells[1] = parse_card("2S")  # the 4 does not follow the 2
+    assert rollouts._pairing([(four_at, 2), (nine_at, 2)]) == [(four_at, 2)]
     cells[3] = parse_card("QH")
-    assert not rollouts._pairs_up((four_at, 2))  # nothing either side to pair with
-    assert rollouts._pairs_up((four_at, 0))  # a head's slot
+    assert rollouts._pairing([(four_at, 2), (four_at, 0)]) == [(four_at, 0)]
+    last = rules.layout.rstep - 1  # row 0's last column; slot ``last + 1`` starts row 1
+    cells[last - 1], cells[last], cells[last + 1] = parse_card("2S"), None, parse_card("5S")
+    assert rollouts._pairing([(four_at, last)]) == []
+
+
+def _choices(engine: Engine, pairs: list[tuple[int, int]], **matters: bool) -> float:
+    """How often a playout's choice among ``pairs`` (no run to lengthen) is ``pairs[0]``."""
+    rollouts = NestedRollouts(engine, evaluation_for(engine.rules)[0], seed=5)
+    for name, value in matters.items():
+        setattr(rollouts, name, value)
+    ends = list(engine.rules.layout.row_starts())  # as if no row had a run
+    return sum(rollouts._choose(list(pairs), ends) == pairs[0] for _ in range(4000)) / 4000
+
+
+def test_the_playouts_mostly_keep_gaps_alive_and_pair_cards_up(catalogue: Catalogue) -> None:
+    """Of two moves, one that leaves a live gap (or pairs up) is drawn 0.7 + 0.3 / 2 of the
+    time, against one that leaves a dead gap (or pairs with nothing): 85 %, not 50 %."""
+    engine = Engine.from_state(new_game(catalogue.rules("montana"), DealNumber(1)))
+    cells = engine.cells
+    cells[0:4] = [parse_card("9S"), parse_card("5H"), parse_card("KS"), parse_card("7D")]
+    live, dead = (1, 40), (3, 40)  # the 5 leaves a gap right of the 9, the 7 right of a King
+    expected = KEEP_GAPS_ALIVE + (1 - KEEP_GAPS_ALIVE) / 2
+    assert abs(_choices(engine, [live, dead]) - expected) < 0.03
+    assert abs(_choices(engine, [live, dead], _gaps_matter=False) - 0.5) < 0.03
+    engine = Engine.from_state(new_game(catalogue.rules("spaces-and-aces"), DealNumber(1)))
+    cells = engine.cells
+    cells[1:4] = [parse_card("3S"), None, parse_card("QH")]
+    cells[19:22] = [parse_card("2D"), parse_card("4S"), parse_card("9S")]  # live gaps both
+    expected = PAIR_UP + (1 - PAIR_UP) / 2
+    assert abs(_choices(engine, [(20, 2), (21, 2)]) - expected) < 0.03
+    assert abs(_choices(engine, [(20, 2), (21, 2)], _pairs_matter=False) - 0.5) < 0.03
 
 
 def test_under_montanas_fill_the_pair_preference_draws_nothing(catalogue: Catalogue) -> None:
@@ -202,12 +243,3 @@ def test_a_move_that_leaves_a_dead_gap_is_told_apart(catalogue: Catalogue) -> No
     assert rollouts._leaving_live_gaps([(2, 40), (2, 1)]) == [(2, 1)]
     cells[2] = parse_card("KD")
     assert rollouts._leaving_live_gaps([(2, 1)]) == []  # a King moving left leaves it dead
-
-
-def test_where_cards_slide_no_gap_is_dead(catalogue: Catalogue) -> None:
-    """Rectangular Rovers: any neighbour may slide into any gap, so the playouts do not
-    weigh gaps; where cards jump they do."""
-    for variant, weighs in (("rectangular-rovers", False), ("montana", True),
-                            ("spaces-and-aces", True)):
-        engine = Engine.from_state(new_game(catalogue.rules(variant), DealNumber(1)))
-        assert NestedRollouts(engine, evaluation_for(engine.rules)[0])._gaps_matter is weighs
