@@ -101,9 +101,15 @@ class FillBase:
         # right while those are FillBase's: a class that changes them goes through them.
         if cls.wanted is not FillBase.wanted and cls.accepts is FillBase.accepts:
             cls.accepts = FillBase._accepts_wanted  # type: ignore[method-assign]
-        if (cls.wanted is not FillBase.wanted or cls.sources is not FillBase.sources) \
-                and cls.pairs is FillBase.pairs:
+        if not cls.decides_by_left_card() and cls.pairs is FillBase.pairs:
             cls.pairs = FillBase._pairs_by_sources  # type: ignore[method-assign]
+
+    @classmethod
+    def decides_by_left_card(cls) -> bool:
+        """Tell whether this kind of rule decides a gap by its left card alone: its
+        ``wanted()`` and ``sources()`` are FillBase's (not Galary's, which also looks right,
+        nor a sliding puzzle's)."""
+        return cls.wanted is FillBase.wanted and cls.sources is FillBase.sources
 
     def accepts(self, cells: Cells, source: int, target: int) -> bool:
         """Tell whether the card in ``source`` may move into the gap ``target``."""

@@ -322,8 +322,7 @@ def decides_by_left_card(rules: Rules) -> bool:
     own kind of rule.
     """
     fill = rules.fill
-    return (isinstance(fill, FillBase) and type(fill).wanted is FillBase.wanted
-            and type(fill).sources is FillBase.sources)
+    return isinstance(fill, FillBase) and type(fill).decides_by_left_card()
 
 
 def lets_in_unpaired_cards(rules: Rules) -> bool:
