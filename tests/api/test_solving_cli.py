@@ -169,9 +169,10 @@ def test_hint_says_when_the_position_is_lost() -> None:
 
 
 def test_hint_says_when_nothing_was_found_in_time() -> None:
-    """An exhausted budget is said as such, exit 0. (Paganini II game 21 stays undecided
-    after a minute of solver 4, so a fifth of a second decides it on no machine; Montana
-    game 1, used before, was won in 0.2 s on a faster one.)"""
+    """An exhausted budget is said as such, exit 0. (Paganini II game 21 stayed undecided
+    after a minute of solver 4, and solver 7 needs some 270,000 positions, about 5 s, for
+    it: a fifth of a second decides it on no machine; Montana game 1, used before, was won
+    in 0.2 s on a faster one.)"""
     code, out, _ = run("hint", "paganini-ii", "21", "--budget", "0.2")
     assert code == 0 and "No win found within the budget" in out
 
