@@ -228,15 +228,24 @@ def test_ctrl_c_stops_a_search_with_its_own_exit_status() -> None:
     half way through a move) nor 1, which says a move was refused."""
     process = subprocess.Popen(
         [str(GAPGRID), "solve", "montana", "6", "--option", "redeals=0", "--budget", "60"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # as from a terminal: a shell's background job (the tests run as one) ignores Ctrl-C,
+        # and its children inherit that, rightly keeping it (see api/study_stop.py)
+        preexec_fn=_ctrl_c_as_from_a_terminal)
     deadline = time.monotonic() + 60
     while _cpu_seconds(process.pid) < 2.0:  # start-up takes about 0.8 s: in the search by then
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)  # game 6 is undecided for much longer
+    process.send_signal(signal.SIGINT)  # game 6 takes solver 8 some 13 s of CPU to win
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
     assert stderr.strip() == "gapgrid: interrupted"
+
+
+def _ctrl_c_as_from_a_terminal() -> None:
+    """In the child, before it runs: Ctrl-C's default action, which Python turns into its own
+    handler at start-up."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _cpu_seconds(pid: int) -> float:
