@@ -9,6 +9,12 @@ Two measurements, one core each, every won line replayed by the engine:
 2. ``variants``: every variant and preset at its own rules, ``--deals``
    PySolFC game numbers each (1, 2, ...), ``--seconds`` each: the share
    decided and the median time to a decision.
+3. ``cross-check``: the reductions' soundness on wider small layouts than
+   the test suite's (4 rows of ``--columns``, rows Ace up in one suit, the
+   next rank set aside as the gaps): for ``--deals`` deals, the verdict of
+   a plain search (no reduction) against the depth-first restarts with
+   every reduction the rules allow, and against the whole solver; any
+   disagreement is printed, with the positions each spent.
 
 ``--positions N`` replaces the time budget by a count of positions (each
 deal gets at most N positions, whatever the load): the way to compare two
@@ -17,6 +23,7 @@ versions of the search on a shared machine.
 Usage: python bench/solve.py anchors [--seconds 10] [--positions N]
        python bench/solve.py variants [--deals 50] [--seconds 10] [--positions N]
                                       [--only SLUG ...]
+       python bench/solve.py cross-check [--columns 5] [--deals 50]
 """
 
 from __future__ import annotations
@@ -28,10 +35,16 @@ import statistics
 import time
 from pathlib import Path
 
+import attrs
+
 from gapgrid import plugins
+from gapgrid.core.baseline import AllRowsFinished
 from gapgrid.core.board import Board
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.fills import MontanaFill
 from gapgrid.core.game import GameState, new_game
+from gapgrid.core.layout import Layout
+from gapgrid.core.reductions import NONE, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import SOLVER_VERSION, Budget, SearchResult, solve
 
@@ -128,18 +141,47 @@ def variants(deals: int, budget: Budget, only: list[str]) -> None:
               flush=True)
 
 
+def cross_check(columns: int, deals: int) -> None:
+    layout = Layout(rows=4, rstep=columns, rbase=0, ranks=range(columns))
+    montana = plugins.load_catalogue(entry_points=False).rules("montana", {"redeals": "0"})
+    rules = attrs.evolve(montana, slug="small", layout=layout, fill=MontanaFill(layout),
+                         won=AllRowsFinished(layout))
+    chosen = reductions_for(rules)
+    searches = {"plain": NONE, "restarts": attrs.evolve(chosen, heuristic_order=False),
+                "solver": chosen}
+    spent = dict.fromkeys(searches, 0)
+    won = disagreements = 0
+    for number in range(1, deals + 1):
+        state = new_game(rules, DealNumber(number))
+        verdicts = {}
+        for name, reductions in searches.items():
+            result = checked(state, solve(state, Budget(seconds=None), reductions=reductions))
+            verdicts[name] = result.verdict
+            spent[name] += result.positions
+        won += verdicts["plain"] == "won"
+        if len(set(verdicts.values())) > 1:
+            disagreements += 1
+            print(f"deal {number}: {verdicts}", flush=True)
+    print(f"4 rows of {columns}, {deals} deals: {won} won by the plain search, "
+          f"{disagreements} disagreements; positions: "
+          + ", ".join(f"{name} {count:,}" for name, count in spent.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["anchors", "variants"])
+    parser.add_argument("what", choices=["anchors", "variants", "cross-check"])
     parser.add_argument("--seconds", type=float, default=10.0, help="budget per deal")
     parser.add_argument("--positions", type=int, default=None,
                         help="budget per deal in positions (replaces --seconds)")
     parser.add_argument("--deals", type=int, default=50, help="game numbers per variant")
     parser.add_argument("--only", nargs="*", default=[], help="variants or presets to run")
+    parser.add_argument("--columns", type=int, default=5, help="cross-check: columns a row")
     args = parser.parse_args()
     started = time.monotonic()
     if args.what == "anchors":
         anchors(budget_of(args.seconds, args.positions))
+    elif args.what == "cross-check":
+        cross_check(args.columns, args.deals)
     else:
         variants(args.deals, budget_of(args.seconds, args.positions), args.only)
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "

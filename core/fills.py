@@ -83,6 +83,10 @@ class FillBase:
         """Return the cards that may fill a gap right of ``card`` (from the table)."""
         return self._follow[card]
 
+    def heads(self) -> tuple[int, ...]:
+        """Return the cards that may fill a gap in the first column (the RBASE of each suit)."""
+        return self._heads
+
     def wanted(self, cells: Cells, target: int) -> Sequence[int]:
         """Return the cards that may fill the gap ``target``.
 

@@ -48,6 +48,9 @@ class Reductions:
     run_chains: bool = False
     """Explore only a chain of moves that lengthens a frozen run (see :func:`frozen_run_chain`)."""
 
+    head_macros: bool = False
+    """Move heads between column-0 gaps only where it is used (:mod:`core.head_macros`)."""
+
     heuristic_order: bool = True
     """Try the moves a player would like first (ordering only, never pruning)."""
 
@@ -87,7 +90,8 @@ class Reductions:
         return b"".join(sorted([key[start:start + step] for start in range(0, len(key), step)]))
 
 
-NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, heuristic_order=False)
+NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, head_macros=False,
+                         heuristic_order=False)
 """A plain search: every position distinct, moves in slot order (for cross-checks)."""
 
 
@@ -124,7 +128,8 @@ def single_successor(rules: Rules) -> bool:
 
     True for exactly Montana's fill rule with one deck: a gap outside column 0
     then takes only the card one higher, same suit, than its left neighbour,
-    and that card is in one slot. :func:`frozen_run_chain` relies on it.
+    and that card is in one slot. :func:`frozen_run_chain` and
+    :func:`core.head_macros.head_macros` rely on it.
     """
     return (type(rules.fill) is MontanaFill and rules.layout.decks == 1
             and type(rules.won) is AllRowsFinished)
@@ -132,8 +137,9 @@ def single_successor(rules: Rules) -> bool:
 
 def reductions_for(rules: Rules) -> Reductions:
     """Every reduction that is sound for ``rules``, with the heuristic ordering."""
+    one_successor = single_successor(rules)
     return Reductions(rows_interchangeable=rows_interchangeable(rules),
-                      run_chains=single_successor(rules))
+                      run_chains=one_successor, head_macros=one_successor)
 
 
 def run_ends(layout: Layout, cells: Cells) -> list[int]:

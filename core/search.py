@@ -32,8 +32,9 @@ import attrs
 
 from gapgrid.core.evaluation import cards_slide, evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
+from gapgrid.core.head_macros import Macro, head_macros
 from gapgrid.core.notation import REDEAL, Action, Move
-from gapgrid.core.reductions import Reductions, reductions_for
+from gapgrid.core.reductions import Reductions, no_redeal_to_come, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
@@ -42,7 +43,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "7"
+SOLVER_VERSION: Final = "8"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -56,10 +57,14 @@ restarts' share where cards jump, once the restarts have had their first 50,000
 positions (:func:`rollout_share`); 7: playouts that mostly leave no gap nothing can fill
 (:data:`core.rollouts.KEEP_GAPS_ALIVE`) and, where the fill also lets in cards that pair
 with neither neighbour, mostly put a card beside a neighbour of its finished row
-(:data:`core.rollouts.PAIR_UP`)."""
+(:data:`core.rollouts.PAIR_UP`); 8: the depth-first restarts move heads between column-0
+gaps only as part of a macro that uses the move (:mod:`core.head_macros`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
+
+_Step = tuple[int, int] | Macro | None
+"""A step of the depth-first restarts: a card move, a head macro, or a redeal (None)."""
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
@@ -183,7 +188,7 @@ class _Frame:
 
     __slots__ = ("actions", "cursor", "index", "low")
 
-    def __init__(self, actions: list[tuple[int, int] | None], index: int) -> None:
+    def __init__(self, actions: list[_Step], index: int) -> None:
         self.actions = actions
         self.cursor = 0
         self.index = index
@@ -391,16 +396,48 @@ class _Search:
             ordered.append(None)
         return ordered
 
-    def do(self, action: tuple[int, int] | None) -> None:
+    def steps(self, attempt: int) -> list[_Step]:
+        """:meth:`children`, for the depth-first restarts: with head macros where they apply.
+
+        Where :func:`core.head_macros.head_macros` applies, the moves of heads
+        between column-0 gaps give way to its macros: in the first restart
+        (the heuristic order) before the other moves, since each lengthens a
+        run or places the last head; in the others after them, shuffled
+        with them from the fourth on. (No redeal is then to come.)
+        """
+        engine = self.engine
+        if not self.reductions.head_macros or engine.won or not no_redeal_to_come(engine):
+            return list(self.children(attempt))
+        pairs = engine.legal_pairs()
+        split = head_macros(engine, pairs)
+        plain, macros = (pairs, []) if split is None else split
+        moves: list[_Step] = list(_reorder(self.reductions.explore(engine, plain, attempt == 0),
+                                           attempt, self.shuffler))
+        if not macros:
+            return moves
+        if attempt == 0:
+            return [*macros, *moves]
+        moves.extend(macros)
+        if attempt > 2:
+            self.shuffler.shuffle(moves)
+        return moves
+
+    def do(self, action: _Step) -> None:
         if action is None:
             refusal = self.engine.redeal()
             assert refusal is None
+        elif type(action) is Macro:
+            for source, target in action:
+                self.engine.play(source, target)
         else:
             self.engine.play(*action)
 
-    def undo(self, action: tuple[int, int] | None) -> None:
+    def undo(self, action: _Step) -> None:
         if action is None:
             self.engine.undo()
+        elif type(action) is Macro:
+            for source, target in reversed(action):
+                self.engine.unplay(source, target)
         else:
             self.engine.unplay(*action)
 
@@ -596,8 +633,8 @@ class _Search:
         counter = 0
         live[root] = counter
         scc_stack.append(root)
-        frames = [_Frame(self.children(order), counter)]
-        path: list[tuple[int, int] | None] = []
+        frames = [_Frame(self.steps(order), counter)]
+        path: list[_Step] = []
         while frames:
             frame = frames[-1]
             if frame.cursor == len(frame.actions):
@@ -617,7 +654,7 @@ class _Search:
                 continue
             action = frame.actions[frame.cursor]
             frame.cursor += 1
-            if action is None:
+            if action is None or type(action) is Macro:
                 self.do(action)
             else:
                 play(*action)
@@ -643,13 +680,13 @@ class _Search:
                     self._unwind(path)
                     return None
             if engine.won:
-                line: list[Action] = [REDEAL if step is None else Move(*step) for step in path]
+                line = _actions(path)
                 self._unwind(path)
                 return line
-            frames.append(_Frame(self.children(order), counter))
+            frames.append(_Frame(self.steps(order), counter))
         return []
 
-    def _unwind(self, path: list[tuple[int, int] | None]) -> None:
+    def _unwind(self, path: list[_Step]) -> None:
         """Take the path back, so the next restart starts from the given position."""
         while path:
             self.undo(path.pop())
@@ -663,6 +700,19 @@ class _Search:
             raise _Stop("seconds")
         if self.progress is not None:
             self.progress(Progress(self.positions, seconds, budget))
+
+
+def _actions(path: Sequence[_Step]) -> list[Action]:
+    """The line of a depth-first path: its macros' moves one by one, None as a redeal."""
+    line: list[Action] = []
+    for step in path:
+        if step is None:
+            line.append(REDEAL)
+        elif type(step) is Macro:
+            line.extend(Move(source, target) for source, target in step)
+        else:
+            line.append(Move(*step))
+    return line
 
 
 def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Random

@@ -1,25 +1,25 @@
 """The solver's reductions keep every win: verdicts agree with a plain search on small layouts.
 
 Each reduction is checked alone and all together against an independent,
-deliberately plain reference search written here (depth-first, every
-legal move, every position distinct), on 1,000 deals of a small
-third-party-style layout: 4 rows of 4, rows Ace to 3 in one suit, the 4s
-set aside as the gaps. Its whole reachable space is small enough to
-exhaust, so both answers are exact. (On 4 rows of 5 the same checks pass
-too, at ten times the cost: see bench/solve.py --cross-check.)
+deliberately plain reference search (``tests/core/small_layout.py``:
+depth-first, every legal move, every position distinct), on 1,000 deals of
+a small third-party-style layout: 4 rows of 4, rows Ace to 3 in one suit,
+the 4s set aside as the gaps. Its whole reachable space is small enough to
+exhaust, so both answers are exact. (Wider rows are checked by hand:
+``python bench/solve.py cross-check --columns 5``.)
 """
 
 from __future__ import annotations
 
+import random
+
 import attrs
 import pytest
 
-from gapgrid.core.baseline import AllRowsFinished
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.fills import MontanaFill
-from gapgrid.core.game import Engine, GameState
-from gapgrid.core.layout import Layout
+from gapgrid.core.game import Engine
+from gapgrid.core.head_macros import head_macros
 from gapgrid.core.reductions import (
     NONE,
     Reductions,
@@ -29,60 +29,27 @@ from gapgrid.core.reductions import (
 )
 from gapgrid.core.rules import Rules
 from gapgrid.core.search import Budget, solve
+from tests.core.small_layout import SMALL, deal, reference_verdict
+from tests.core.small_layout import small_rules as make_small_rules
 
-SMALL = Layout(rows=4, rstep=4, rbase=0, ranks=range(4))
 DEALS = range(1, 1001)
 
 
 @pytest.fixture(scope="module")
 def small_rules() -> Rules:
     """Montana's rules on the small layout, no redeal."""
-    from gapgrid import plugins
-
-    montana = plugins.load_catalogue(entry_points=False, disabled=()).rules(
-        "montana", {"redeals": "0"})
-    return attrs.evolve(montana, slug="small", layout=SMALL, fill=MontanaFill(SMALL),
-                        won=AllRowsFinished(SMALL))
-
-
-def reference_verdict(state: GameState) -> bool:
-    """Whether ``state`` can be won: a plain depth-first search over every legal move."""
-    engine = Engine.from_state(state)
-    seen = {engine.key()}
-    pending = [engine.legal_pairs()]
-    path: list[tuple[int, int]] = []
-    while pending:
-        if engine.won:
-            return True
-        if not pending[-1]:
-            pending.pop()
-            if path:
-                engine.unplay(*path.pop())
-            continue
-        move = pending[-1].pop()
-        engine.play(*move)
-        if engine.key() in seen:
-            engine.unplay(*move)
-            continue
-        seen.add(engine.key())
-        path.append(move)
-        pending.append([] if engine.won else engine.legal_pairs())
-    return False
-
-
-def _deal(rules: Rules, number: int) -> GameState:
-    return Engine.start(rules, DealNumber(number)).snapshot()
+    return make_small_rules()
 
 
 def _verdicts(rules: Rules, reductions: Reductions) -> list[str]:
-    return [solve(_deal(rules, number), Budget(seconds=None), reductions=reductions).verdict
+    return [solve(deal(rules, number), Budget(seconds=None), reductions=reductions).verdict
             for number in DEALS]
 
 
 @pytest.fixture(scope="module")
 def expected(small_rules: Rules) -> list[str]:
     """The reference verdicts of the 1,000 small deals."""
-    return ["won" if reference_verdict(_deal(small_rules, number)) else "lost"
+    return ["won" if reference_verdict(deal(small_rules, number)) else "lost"
             for number in DEALS]
 
 
@@ -95,8 +62,10 @@ def test_the_small_deals_are_not_all_alike(expected: list[str]) -> None:
     NONE,
     Reductions(rows_interchangeable=True, heuristic_order=False),
     Reductions(run_chains=True, heuristic_order=False),
+    Reductions(head_macros=True, heuristic_order=False),
     Reductions(heuristic_order=True),
-], ids=["plain", "interchangeable-rows", "frozen-run-chains", "ordering-and-beams"])
+], ids=["plain", "interchangeable-rows", "frozen-run-chains", "head-macros",
+        "ordering-and-beams"])
 def test_each_reduction_keeps_every_verdict(small_rules: Rules, expected: list[str],
                                             reductions: Reductions) -> None:
     """With each reduction alone, every small deal gets the reference verdict."""
@@ -107,7 +76,7 @@ def test_all_reductions_together_keep_every_verdict(small_rules: Rules,
                                                     expected: list[str]) -> None:
     """With every reduction the rules allow, every small deal gets the reference verdict."""
     chosen = reductions_for(small_rules)
-    assert chosen.rows_interchangeable and chosen.run_chains
+    assert chosen.rows_interchangeable and chosen.run_chains and chosen.head_macros
     assert _verdicts(small_rules, chosen) == expected
 
 
@@ -145,7 +114,7 @@ def test_a_frozen_run_chain_starts_by_lengthening_a_run(small_rules: Rules) -> N
     """Along winning lines, each chain found starts right after a run and is all legal moves."""
     found = 0
     for number in range(1, 200):
-        state = _deal(small_rules, number)
+        state = deal(small_rules, number)
         result = solve(state, Budget(seconds=None), reductions=NONE)
         engine = Engine.from_state(state)
         for action in result.line:
@@ -161,3 +130,33 @@ def test_a_frozen_run_chain_starts_by_lengthening_a_run(small_rules: Rules) -> N
                 found += 1
             assert engine.apply(action) is None
     assert found > 10
+
+
+def test_all_reductions_keep_every_verdict_from_the_middle_of_a_game(small_rules: Rules) -> None:
+    """From positions part way into a game (random legal moves from a deal), verdicts agree too.
+
+    A search meets such positions on its way, but a reduction that lost a
+    win from one could still find another from the deal's start; asked from
+    there directly, it cannot hide. The positions are those where a head
+    could move between column-0 gaps, where most reductions apply at once.
+    """
+    chosen = reductions_for(small_rules)
+    shuffler = random.Random(1)
+    checked = won = 0
+    while checked < 1000:
+        engine = Engine.start(small_rules, DealNumber(shuffler.randrange(1, 1_000_000)))
+        for _ in range(shuffler.randrange(40)):
+            moves = [] if engine.won else engine.legal_pairs()
+            if not moves:
+                break
+            engine.play(*shuffler.choice(moves))
+        if engine.won or head_macros(engine, engine.legal_pairs()) is None:
+            continue
+        state = engine.snapshot()
+        expected = "won" if reference_verdict(state) else "lost"
+        assert solve(state, Budget(seconds=None), reductions=chosen).verdict == expected
+        assert solve(state, Budget(seconds=None),
+                     reductions=attrs.evolve(chosen, heuristic_order=False)).verdict == expected
+        checked += 1
+        won += expected == "won"
+    assert 100 < won < 900  # both kinds of answer were checked
