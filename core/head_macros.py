@@ -13,7 +13,9 @@ the new arrangement. Every action of a macro is a legal move, so a line
 made of them replays as it is.
 
 Why no win is lost (the argument; ``tests/core/test_reductions.py``
-checks it against a plain search on 1,000 small deals). Let P be a
+checks it against a plain search on 1,000 small deals and 1,000 positions
+part way into games, ``tests/core/test_head_macros.py`` on positions that
+need each kind of macro). Let P be a
 position, A the arrangement of the heads and gaps in its column 0 (the
 slots S of column 0 that hold a head or a gap), and call a *head move* a
 move of a head from a slot of S to a gap of S. Take a winning line from P

@@ -34,7 +34,12 @@ from gapgrid.core.evaluation import cards_slide, evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_macros import Macro, head_macros
 from gapgrid.core.notation import REDEAL, Action, Move
-from gapgrid.core.reductions import Reductions, no_redeal_to_come, reductions_for
+from gapgrid.core.reductions import (
+    Reductions,
+    no_redeal_to_come,
+    reductions_for,
+    single_successor,
+)
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
@@ -330,6 +335,9 @@ class _Search:
         self.budget = budget
         self.progress = progress
         self.reductions = reductions
+        self._head_macros = reductions.head_macros and single_successor(engine.rules)
+        """Whether the restarts use head macros: only where their argument holds, whoever
+        asked (:func:`core.head_macros.head_macros` relies on one deck's distinct heads)."""
         self.positions = 0
         self.started = time.monotonic()
         self.dead: set[bytes] = set()
@@ -406,7 +414,7 @@ class _Search:
         with them from the fourth on. (No redeal is then to come.)
         """
         engine = self.engine
-        if not self.reductions.head_macros or engine.won or not no_redeal_to_come(engine):
+        if not self._head_macros or engine.won or not no_redeal_to_come(engine):
             return list(self.children(attempt))
         pairs = engine.legal_pairs()
         split = head_macros(engine, pairs)

@@ -1,9 +1,11 @@
 """Head macros: legal moves that end in their use, and the wins that need them.
 
 The reduction's soundness over whole searches is checked with the others in
-``test_reductions.py`` (1,000 small deals against a plain search); here,
-what its macros are, and that pruning the head moves without them would
-lose wins.
+``test_reductions.py`` (1,000 small deals, and 2,200 positions part way into
+games, against a plain search). Here: what its macros are, that pruning
+the head moves without them would lose wins, and positions that need the
+macros ending in column 1 (the second one, those that first send the row's
+own head to a spare gap, which the cross-checks do not meet).
 """
 
 from __future__ import annotations
@@ -59,10 +61,12 @@ def test_macros_are_head_moves_then_their_use(small_rules: Rules) -> None:
                         probe.play(*move)
                     assert (source, target) in probe.legal_pairs()
                     assert not _column_0_to_column_0((source, target))
-                    if LEFT[target] == NO_SLOT:
-                        assert engine.cells.count(None) - probe.cells.count(None) == 0
+                    if LEFT[target] == NO_SLOT:  # the last gap of column 0, filled
                         assert sum(engine.cells[start] is None
                                    for start in SMALL.row_starts()) == 1
+                        probe.play(source, target)
+                        assert all(probe.cells[start] is not None
+                                   for start in SMALL.row_starts())
                     else:
                         changed = LEFT[target]
                         assert SMALL.column_of(target) == 1
@@ -98,19 +102,24 @@ def test_no_macros_without_a_head_and_a_gap_in_column_0(small_rules: Rules) -> N
     assert checked > 10
 
 
-def test_a_head_can_be_needed_in_a_row_whose_column_1_its_follower_then_fills() -> None:
-    """A position a fuzz found (4 rows of 5): won, and the reduced search finds the win.
+@pytest.mark.parametrize("cells", [
+    # Row 0 holds the third suit's 2, 3 and 4 behind the first suit's Ace; the win moves
+    # that Ace to row 3's empty column 0 and its 2 beside it, then the third suit's Ace into
+    # row 0. Without the macros that end with a card into column 1, the reduced search
+    # answered lost here (found by a fuzz).
+    [0, 27, 28, 29, None, 26, 2, 3, 13, 1, 39, 41, 42, 15, 16, None, None, 14, None, 40],
+    # The same kind, where the row that takes the head must first send its own head to a
+    # spare gap: without those three-move macros, lost (found by a reviewer's fuzz).
+    [0, 42, 41, 40, None, None, 29, None, 16, 26, 39, None, 14, 3, 2, 13, 1, 28, 15, 27],
+], ids=["into-an-empty-column-0", "displacing-a-head"])
+def test_a_head_can_be_needed_in_a_row_whose_column_1_its_follower_then_fills(
+        cells: list[int | None]) -> None:
+    """Positions on 4 rows of 5 that only the column-1 macros win: the reduced search wins them.
 
-    Row 0 holds the third suit's 2, 3 and 4 behind the first suit's Ace; the
-    win moves that Ace to row 3's empty column 0 and its 2 beside it, then
-    the third suit's Ace into row 0. Without the macros that end with a card
-    into column 1 (keeping only those that fill column 0's last gap), the
-    reduced search answered lost here: they are needed.
+    The 1,000 deals' cross-check in ``test_reductions.py`` would not notice
+    these macros gone: no deal needs them from its start.
     """
-    layout = small_layout(5)
-    rules = make_small_rules(layout)
-    cells: list[int | None] = [0, 27, 28, 29, None, 26, 2, 3, 13, 1,
-                               39, 41, 42, 15, 16, None, None, 14, None, 40]
+    rules = make_small_rules(small_layout(5))
     start = Engine.start(rules, DealNumber(1))
     state = Engine(rules, DealNumber(1), cells, 0, start.rng_state).snapshot()
     assert reference_verdict(state)
