@@ -69,8 +69,14 @@ def without_timing(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The six-deal study run once, in this process, for the tests to compare against."""
-    out = tmp_path_factory.mktemp("study") / "line-up.csv"
-    result = run("study", *STUDY, "--out", out)
+    return study_once(tmp_path_factory, "line-up.csv", STUDY)
+
+
+def study_once(tmp_path_factory: pytest.TempPathFactory, name: str, arguments: list[str]
+               ) -> Path:
+    """The study of ``arguments`` run into a fresh file ``name``, which it must finish."""
+    out = tmp_path_factory.mktemp("study") / name
+    result = run("study", *arguments, "--out", out)
     assert result.exit_code == 0, result.output
     return out
 
@@ -348,10 +354,7 @@ RETRIED_NUMBERS = list(range(7, 13))
 @pytest.fixture(scope="module")
 def larger_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The retried deals' study at the larger budget, run once, for the retries to compare to."""
-    out = tmp_path_factory.mktemp("study") / "retried.csv"
-    result = run("study", *LARGER, "--out", out)
-    assert result.exit_code == 0, result.output
-    return out
+    return study_once(tmp_path_factory, "retried.csv", LARGER)
 
 
 def small_study(path: Path) -> Path:
