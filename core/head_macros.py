@@ -99,7 +99,8 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]]
     macros: list[Macro] = []
     spare_gap = column_gaps[0]
     where = engine.where
-    for start in sorted(headed + column_gaps):  # a head placed here, its follower next to it
+    slots = sorted(headed + column_gaps)  # S: the column-0 slots heads can move among
+    for start in slots:  # a head placed here, its follower next to it
         second = start + 1
         if cells[second] is not None:
             continue
@@ -114,7 +115,7 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]]
             macros.extend(Macro((*placing, (slot, second)))
                           for follower in fill.next_cards(head) for slot in where[follower])
     if len(column_gaps) == 1:
-        macros.extend(_last_gap_fills(engine, sorted(headed + column_gaps), heads))
+        macros.extend(_last_gap_fills(engine, slots, heads))
     return plain, macros
 
 

@@ -392,13 +392,19 @@ class _Search:
 
     # -- moves -----------------------------------------------------------------
 
-    def children(self, attempt: int) -> list[tuple[int, int] | None]:
-        """The actions to try here, in this restart's order: card moves, then a redeal (None)."""
+    def children(self, attempt: int, pairs: Sequence[tuple[int, int]] | None = None
+                 ) -> list[tuple[int, int] | None]:
+        """The actions to try here, in this restart's order: card moves, then a redeal (None).
+
+        The card moves are ``pairs`` when given (a subset of the legal ones), else all legal.
+        """
         engine = self.engine
         if engine.won:
             return []
+        if pairs is None:
+            pairs = engine.legal_pairs()
         ordered: list[tuple[int, int] | None] = list(
-            _reorder(self.reductions.explore(engine, engine.legal_pairs(), attempt == 0),
+            _reorder(self.reductions.explore(engine, pairs, attempt == 0),
                      attempt, self.shuffler))
         if not self._never_redeals and engine.redeal_refusal() is None:
             ordered.append(None)
@@ -418,9 +424,10 @@ class _Search:
             return list(self.children(attempt))
         pairs = engine.legal_pairs()
         split = head_macros(engine, pairs)
-        plain, macros = (pairs, []) if split is None else split
-        moves: list[_Step] = list(_reorder(self.reductions.explore(engine, plain, attempt == 0),
-                                           attempt, self.shuffler))
+        if split is None:
+            return list(self.children(attempt, pairs))
+        plain, macros = split
+        moves: list[_Step] = list(self.children(attempt, plain))
         if not macros:
             return moves
         if attempt == 0:
