@@ -258,6 +258,24 @@ class Engine:
         """Take back :meth:`play` (``source``, ``target``)."""
         self.play(target, source)
 
+    def exchange(self, first: int, second: int) -> None:
+        """Exchange the cards of two occupied slots: not a move of the game.
+
+        For a search that decides an arrangement late (:mod:`core.open_heads`);
+        a second call takes it back.
+        """
+        if not self._indexed:
+            self._index()
+        cells, where, codes = self.cells, self._where, self._codes
+        one, other = cells[first], cells[second]
+        assert one is not None and other is not None
+        cells[first], cells[second] = other, one
+        codes[first], codes[second] = other, one
+        slots = where[one]
+        slots[slots.index(first)] = second
+        slots = where[other]
+        slots[slots.index(second)] = first
+
     def key(self) -> bytes:
         """The position's slots as bytes: equal keys, equal boards."""
         if not self._indexed:

@@ -75,7 +75,7 @@ class Macro(tuple[tuple[int, int], ...]):
     __slots__ = ()
 
 
-def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]]
+def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]], last_gap: bool = True
                 ) -> tuple[list[tuple[int, int]], list[Macro]] | None:
     """The moves to explore instead of ``pairs``: plain moves, then macros; None when no head moves.
 
@@ -83,7 +83,9 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]]
     come (a redeal depends on the whole arrangement). ``pairs`` are the
     position's legal moves. The plain moves are ``pairs`` without the moves
     of a head from column 0 to column 0; the macros are described in the
-    module's docstring, which also argues why nothing is lost.
+    module's docstring, which also argues why nothing is lost. Without
+    ``last_gap`` the macros that rearrange column 0 before its last gap is
+    filled are left out: the caller fills it with :class:`core.open_heads.Freeze`.
     """
     cells, fill = engine.cells, engine.rules.fill
     assert isinstance(fill, FillBase)
@@ -114,7 +116,7 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]]
             placing += ((head_slot, start),)
             macros.extend(Macro((*placing, (slot, second)))
                           for follower in fill.next_cards(head) for slot in where[follower])
-    if len(column_gaps) == 1:
+    if last_gap and len(column_gaps) == 1:
         macros.extend(_last_gap_fills(engine, slots, heads))
     return plain, macros
 
@@ -143,11 +145,11 @@ def _rearrangements(slots: tuple[int, ...], now: tuple[int | None, ...]
     for arrangement in itertools.permutations(now):
         if arrangement != now:
             gap = slots[arrangement.index(None)]
-            plans.append((tuple(_arrange(list(slots), list(now), arrangement)), gap))
+            plans.append((tuple(arrange(list(slots), list(now), arrangement)), gap))
     return tuple(plans)
 
 
-def _arrange(slots: list[int], now: list[int | None], wanted: Sequence[int | None]
+def arrange(slots: list[int], now: list[int | None], wanted: Sequence[int | None]
              ) -> list[tuple[int, int]]:
     """Head moves that turn the contents ``now`` of ``slots`` (one gap) into ``wanted``.
 

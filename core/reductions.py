@@ -29,6 +29,7 @@ from gapgrid.core.cards import RANKS_PER_SUIT
 from gapgrid.core.fills import AscendingFill, FillBase, JungleFill, MontanaFill
 from gapgrid.core.game import Engine
 from gapgrid.core.layout import Layout
+from gapgrid.core.open_heads import OPEN_HEAD_CODE
 from gapgrid.core.rules import Rules
 from gapgrid.core.runs import Cells, run_length
 
@@ -51,21 +52,30 @@ class Reductions:
     head_macros: bool = False
     """Move heads between column-0 gaps only where it is used (:mod:`core.head_macros`)."""
 
+    open_heads: bool = False
+    """With head macros: once column 0 is full, choose a row's head only when it matters
+    (:mod:`core.open_heads`)."""
+
     heuristic_order: bool = True
     """Try the moves a player would like first (ordering only, never pruning)."""
 
-    def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]], ordered: bool = True
-                ) -> Sequence[tuple[int, int]]:
+    def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]], ordered: bool = True,
+                open_rows: Sequence[int] = ()) -> Sequence[tuple[int, int]]:
         """The card moves to explore from this position, best first.
 
         A subset of ``pairs`` when a reduction allows it, in the heuristic
         order; in ``pairs``' order when not ``ordered`` (a caller that
-        reorders them anyway).
+        reorders them anyway). ``open_rows`` are the column-0 slots of the
+        rows whose head is not chosen yet (:mod:`core.open_heads`): they have
+        no run.
         """
         ordered = ordered and self.heuristic_order
         if len(pairs) < 2 or not (self.run_chains or ordered):
             return pairs
-        ends = run_ends(engine.rules.layout, engine.cells)  # once, for both
+        layout = engine.rules.layout
+        ends = run_ends(layout, engine.cells)  # once, for both
+        for start in open_rows:
+            ends[layout.slot_rows[start]] = NO_RUN_END
         if self.run_chains and no_redeal_to_come(engine):
             chain = frozen_run_chain(engine, pairs, ends)
             if chain is not None:
@@ -74,13 +84,21 @@ class Reductions:
             return pairs
         return sorted(pairs, key=_Scorer(engine, ends).penalty)
 
-    def board_key(self, engine: Engine) -> bytes:
+    def board_key(self, engine: Engine, open_rows: Sequence[int] = ()) -> bytes:
         """The board as a key for the transposition table.
 
         With interchangeable rows, and no redeal left to come, the rows are
-        sorted, so every reordering of the rows gives the same key.
+        sorted, so every reordering of the rows gives the same key. The
+        column-0 slots ``open_rows`` show :data:`core.open_heads.OPEN_HEAD_CODE`
+        whatever head the engine holds there.
         """
-        key = bytes(engine.codes)
+        if open_rows:
+            codes = bytearray(engine.codes)
+            for start in open_rows:
+                codes[start] = OPEN_HEAD_CODE
+            key = bytes(codes)
+        else:
+            key = bytes(engine.codes)
         if not self.rows_interchangeable:
             return key
         rules = engine.rules
@@ -91,7 +109,7 @@ class Reductions:
 
 
 NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, head_macros=False,
-                         heuristic_order=False)
+                         open_heads=False, heuristic_order=False)
 """A plain search: every position distinct, moves in slot order (for cross-checks)."""
 
 
@@ -139,7 +157,12 @@ def reductions_for(rules: Rules) -> Reductions:
     """Every reduction that is sound for ``rules``, with the heuristic ordering."""
     one_successor = single_successor(rules)
     return Reductions(rows_interchangeable=rows_interchangeable(rules),
-                      run_chains=one_successor, head_macros=one_successor)
+                      run_chains=one_successor, head_macros=one_successor,
+                      open_heads=one_successor)
+
+
+NO_RUN_END: Final = -1
+"""A row's run end in :func:`run_ends` when the row has no run that is frozen (an open row)."""
 
 
 def run_ends(layout: Layout, cells: Cells) -> list[int]:

@@ -34,6 +34,16 @@ from gapgrid.core.evaluation import cards_slide, evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_macros import Macro, head_macros
 from gapgrid.core.notation import REDEAL, Action, Move
+from gapgrid.core.open_heads import (
+    Commit,
+    Freeze,
+    arrangement_win,
+    commits,
+    exchange_back,
+    freeze_moves,
+    freezes,
+    plain_moves,
+)
 from gapgrid.core.reductions import (
     Reductions,
     no_redeal_to_come,
@@ -48,7 +58,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "8"
+SOLVER_VERSION: Final = "9"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -63,13 +73,15 @@ positions (:func:`rollout_share`); 7: playouts that mostly leave no gap nothing 
 (:data:`core.rollouts.KEEP_GAPS_ALIVE`) and, where the fill also lets in cards that pair
 with neither neighbour, mostly put a card beside a neighbour of its finished row
 (:data:`core.rollouts.PAIR_UP`); 8: the depth-first restarts move heads between column-0
-gaps only as part of a macro that uses the move (:mod:`core.head_macros`)."""
+gaps only as part of a macro that uses the move (:mod:`core.head_macros`); 9: once column 0 is
+full, they choose a row's head only when its column 1 is filled (:mod:`core.open_heads`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
 
-_Step = tuple[int, int] | Macro | None
-"""A step of the depth-first restarts: a card move, a head macro, or a redeal (None)."""
+_Step = tuple[int, int] | Macro | Freeze | Commit | None
+"""A step of the depth-first restarts: a card move, a head macro, column 0's last gap filled
+for good, an open row's head chosen (:mod:`core.open_heads`), or a redeal (None)."""
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
@@ -338,6 +350,11 @@ class _Search:
         self._head_macros = reductions.head_macros and single_successor(engine.rules)
         """Whether the restarts use head macros: only where their argument holds, whoever
         asked (:func:`core.head_macros.head_macros` relies on one deck's distinct heads)."""
+        self._open_heads = self._head_macros and reductions.open_heads
+        """Whether they leave the rows' heads open once column 0 is full."""
+        self.open_rows: tuple[int, ...] = ()
+        """The column-0 slots of the rows whose head is not chosen yet, in slot order."""
+        self._row_starts = tuple(engine.rules.layout.row_starts())
         self.positions = 0
         self.started = time.monotonic()
         self.dead: set[bytes] = set()
@@ -370,7 +387,7 @@ class _Search:
     def key(self) -> bytes:
         """The position: the board (reduced by symmetry when sound) and the redeal stage."""
         engine = self.engine
-        board = self.reductions.board_key(engine)
+        board = self.reductions.board_key(engine, self.open_rows)
         if self._never_redeals or engine.rules.redeals_left(engine.redeals_used) == 0:
             return board  # no redeal will ever come: the generator no longer matters
         stage = self._redeal_ids.setdefault((engine.redeals_used, engine.rng_state),
@@ -404,7 +421,7 @@ class _Search:
         if pairs is None:
             pairs = engine.legal_pairs()
         ordered: list[tuple[int, int] | None] = list(
-            _reorder(self.reductions.explore(engine, pairs, attempt == 0),
+            _reorder(self.reductions.explore(engine, pairs, attempt == 0, self.open_rows),
                      attempt, self.shuffler))
         if not self._never_redeals and engine.redeal_refusal() is None:
             ordered.append(None)
@@ -414,47 +431,109 @@ class _Search:
         """:meth:`children`, for the depth-first restarts: with head macros where they apply.
 
         Where :func:`core.head_macros.head_macros` applies, the moves of heads
-        between column-0 gaps give way to its macros: in the first restart
-        (the heuristic order) before the other moves, since each lengthens a
-        run or places the last head; in the others after them, shuffled
-        with them from the fourth on. (No redeal is then to come.)
+        between column-0 gaps give way to its macros, and with open heads
+        (:mod:`core.open_heads`) the moves that fill column 0 for good to
+        Freezes and the moves into an open row's column 1 to Commits: in
+        the first restart (the heuristic order) before the other moves,
+        since each lengthens a run or places the last head; in the others
+        after them, shuffled with them from the fourth on. (No redeal is
+        then to come.)
         """
         engine = self.engine
         if not self._head_macros or engine.won or not no_redeal_to_come(engine):
             return list(self.children(attempt))
         pairs = engine.legal_pairs()
-        split = head_macros(engine, pairs)
-        if split is None:
-            return list(self.children(attempt, pairs))
-        plain, macros = split
-        moves: list[_Step] = list(self.children(attempt, plain))
-        if not macros:
+        if self.open_rows:
+            plain = plain_moves(pairs, self.open_rows)
+            moves: list[_Step] = list(self.children(attempt, plain))
+            if len(moves) < len(plain):
+                return moves  # a frozen run's chain, explored alone: it commutes with Commits
+            return self._joined(attempt, moves, commits(engine, self.open_rows))
+        frozen = freezes(engine, pairs) if self._open_heads else None
+        if frozen is not None:
+            pairs = frozen[0]
+        split = head_macros(engine, pairs, last_gap=frozen is None)
+        plain, macros = split if split is not None else (pairs, [])
+        extra: list[_Step] = [*macros, *(frozen[1] if frozen is not None else ())]
+        return self._joined(attempt, list(self.children(attempt, plain)), extra)
+
+    def _joined(self, attempt: int, moves: list[_Step], extra: Sequence[_Step]) -> list[_Step]:
+        """``moves`` and the ``extra`` steps in restart ``attempt``'s order (see :meth:`steps`)."""
+        if not extra:
             return moves
         if attempt == 0:
-            return [*macros, *moves]
-        moves.extend(macros)
+            return [*extra, *moves]
+        moves.extend(extra)
         if attempt > 2:
             self.shuffler.shuffle(moves)
         return moves
 
     def do(self, action: _Step) -> None:
+        engine = self.engine
         if action is None:
-            refusal = self.engine.redeal()
+            refusal = engine.redeal()
             assert refusal is None
         elif type(action) is Macro:
             for source, target in action:
-                self.engine.play(source, target)
+                engine.play(source, target)
+        elif type(action) is Freeze:
+            engine.play(action.source, action.gap)
+            self.open_rows = self._row_starts
+        elif type(action) is Commit:
+            row = action.row
+            if action.head_row != row:
+                engine.exchange(row, action.head_row)
+            engine.play(action.source, row + 1)
+            self.open_rows = tuple(start for start in self.open_rows if start != row)
         else:
-            self.engine.play(*action)
+            assert isinstance(action, tuple)
+            engine.play(*action)
 
     def undo(self, action: _Step) -> None:
+        engine = self.engine
         if action is None:
-            self.engine.undo()
+            engine.undo()
         elif type(action) is Macro:
             for source, target in reversed(action):
-                self.engine.unplay(source, target)
+                engine.unplay(source, target)
+        elif type(action) is Freeze:
+            engine.unplay(action.source, action.gap)
+            self.open_rows = ()
+        elif type(action) is Commit:
+            row = action.row
+            engine.unplay(action.source, row + 1)
+            if action.head_row != row:
+                engine.exchange(row, action.head_row)
+            self.open_rows = tuple(sorted((*self.open_rows, row)))
         else:
-            self.engine.unplay(*action)
+            assert isinstance(action, tuple)
+            engine.unplay(*action)
+
+    def line(self, path: Sequence[_Step]) -> list[Action]:
+        """The line of a depth-first path that ends in a win, the engine at its end.
+
+        Macros give their moves one by one, None a redeal; a Freeze the head
+        moves that make column 0's arrangement at the end, a Commit its move
+        (:mod:`core.open_heads`).
+        """
+        line: list[Action] = []
+        cells, starts = self.engine.cells, self._row_starts
+        for step in path:
+            if step is None:
+                line.append(REDEAL)
+            elif type(step) is Freeze:
+                final = [cells[start] for start in starts]
+                moved = next(card for card in final
+                             if card is not None and card not in step.before)
+                line.extend(Move(*pair) for pair in freeze_moves(step, starts, final, moved))
+            elif type(step) is Commit:
+                line.append(Move(step.source, step.row + 1))
+            elif type(step) is Macro:
+                line.extend(Move(source, target) for source, target in step)
+            else:
+                assert isinstance(step, tuple)
+                line.append(Move(*step))
+        return line
 
     # -- the search ------------------------------------------------------------
 
@@ -669,10 +748,10 @@ class _Search:
                 continue
             action = frame.actions[frame.cursor]
             frame.cursor += 1
-            if action is None or type(action) is Macro:
-                self.do(action)
-            else:
+            if type(action) is tuple:
                 play(*action)
+            else:
+                self.do(action)
             key = key_of()
             if key in dead:
                 self.undo(action)
@@ -695,10 +774,18 @@ class _Search:
                     self._unwind(path)
                     return None
             if engine.won:
-                line = _actions(path)
+                line = self.line(path)
                 self._unwind(path)
                 return line
-            frames.append(_Frame(self.steps(order), counter))
+            steps = self.steps(order)
+            if not steps and self.open_rows:  # won, maybe, with the open heads arranged
+                exchanges = arrangement_win(engine, self.open_rows)
+                if exchanges is not None:
+                    line = self.line(path)
+                    exchange_back(engine, exchanges)
+                    self._unwind(path)
+                    return line
+            frames.append(_Frame(steps, counter))
         return []
 
     def _unwind(self, path: list[_Step]) -> None:
@@ -715,19 +802,6 @@ class _Search:
             raise _Stop("seconds")
         if self.progress is not None:
             self.progress(Progress(self.positions, seconds, budget))
-
-
-def _actions(path: Sequence[_Step]) -> list[Action]:
-    """The line of a depth-first path: its macros' moves one by one, None as a redeal."""
-    line: list[Action] = []
-    for step in path:
-        if step is None:
-            line.append(REDEAL)
-        elif type(step) is Macro:
-            line.extend(Move(source, target) for source, target in step)
-        else:
-            line.append(Move(*step))
-    return line
 
 
 def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Random

@@ -236,7 +236,7 @@ def test_ctrl_c_stops_a_search_with_its_own_exit_status() -> None:
     while _cpu_seconds(process.pid) < 2.0:  # start-up takes about 0.8 s: in the search by then
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)  # game 6 takes solver 8 some 13 s of CPU to win
+    process.send_signal(signal.SIGINT)  # game 6 takes solver 9 some 13 s of CPU to win
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
     assert stderr.strip() == "gapgrid: interrupted"

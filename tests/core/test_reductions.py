@@ -63,8 +63,9 @@ def test_the_small_deals_are_not_all_alike(expected: list[str]) -> None:
     Reductions(rows_interchangeable=True, heuristic_order=False),
     Reductions(run_chains=True, heuristic_order=False),
     Reductions(head_macros=True, heuristic_order=False),
+    Reductions(head_macros=True, open_heads=True, heuristic_order=False),
     Reductions(heuristic_order=True),
-], ids=["plain", "interchangeable-rows", "frozen-run-chains", "head-macros",
+], ids=["plain", "interchangeable-rows", "frozen-run-chains", "head-macros", "open-heads",
         "ordering-and-beams"])
 def test_each_reduction_keeps_every_verdict(small_rules: Rules, expected: list[str],
                                             reductions: Reductions) -> None:
@@ -77,6 +78,7 @@ def test_all_reductions_together_keep_every_verdict(small_rules: Rules,
     """With every reduction the rules allow, every small deal gets the reference verdict."""
     chosen = reductions_for(small_rules)
     assert chosen.rows_interchangeable and chosen.run_chains and chosen.head_macros
+    assert chosen.open_heads
     assert _verdicts(small_rules, chosen) == expected
 
 
