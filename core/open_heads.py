@@ -59,8 +59,23 @@ rows. Its value is that of the best of them: it is won when one of them is.
    representative is dead under any. Rows stay interchangeable (the key
    sorts them), and :func:`core.reductions.frozen_run_chain` starts no
    chain at an open row, whose run is not frozen (its column-1 card may
-   leave for another open row): its argument needs only committed rows,
-   whose cards before the chain cannot move.
+   leave for another open row; ``tests/core/test_open_heads.py`` has a
+   position whose win such a chain lost). Its argument then holds: a
+   chain starts after a committed row's run, head and follower at least,
+   so its cards are at least two ranks above a head and never a
+   follower; a Commit moves only a follower and writes only an open
+   row's columns 0 and 1, so it neither moves a chain's card nor fills a
+   chain's target. A chain may empty an open row's column-1 slot (a card
+   there that is not a follower): that only enables Commits.
+4. *The won test.* :func:`arrangement_win` is asked only where no step is
+   left, which is enough. A position won under an arrangement has no
+   column-1 gap, so no Commit; its plain moves (where a win still allows
+   moves, with fewer rows than heads) leave every run in place, so it
+   stays won. And after a Freeze there is no cycle: the lowest card a
+   cycle moved would move twice, but a card moves only beside its
+   predecessor (a follower by a Commit, beside its head) and stays there
+   while that one does. So the search from it reaches a won position
+   with no step left.
 
 A won line is written out concretely (:func:`concrete_line`): the Freeze
 becomes the head moves that make the final arrangement, then the last

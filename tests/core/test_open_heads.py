@@ -76,6 +76,22 @@ def test_a_win_by_arranging_the_heads_alone_is_found_and_replays(small_rules: Ru
     assert result.line[-1] == Move(15, 12)  # the heads arranged first, the last Ace in last
 
 
+def test_no_frozen_run_chain_starts_at_an_open_row() -> None:
+    """On 4 rows of 5, a position about to fill column 0's last gap: won, and found won.
+
+    Once column 0 is full, row 1 looks like a run (the first suit's Ace and
+    2), but its 2 may still leave for another open row: a chain started
+    after it lost this win (found by a reviewer's fuzz aimed at it).
+    """
+    rules = make_small_rules(small_layout(5))
+    state = _state(rules, [None, 42, 3, 28, 39, 0, 1, None, 14, 15, 13, 41, 29, None, 2,
+                           26, 27, None, 16, 40])
+    assert reference_verdict(state)
+    for ordered in (False, True):
+        reductions = attrs.evolve(reductions_for(rules), heuristic_order=ordered)
+        assert solve(state, Budget(seconds=None), reductions=reductions).verdict == "won"
+
+
 def test_an_open_row_takes_the_follower_of_any_open_head(small_rules: Rules) -> None:
     """A column-1 gap of an open row gets one Commit for each open row's head."""
     cells = list(SWAPPED_ROWS)
