@@ -77,10 +77,10 @@ rows. Its value is that of the best of them: it is won when one of them is.
    while that one does. So the search from it reaches a won position
    with no step left.
 
-A won line is written out concretely (:func:`concrete_line`): the Freeze
-becomes the head moves that make the final arrangement, then the last
-head's move; a Commit is its move alone. The engine replays it like any
-line the solver gives.
+A won line is written out concretely (``core.search``, with
+:func:`freeze_moves`): the Freeze becomes the head moves that make the
+final arrangement, then the last head's move; a Commit is its move alone.
+The engine replays it like any line the solver gives.
 """
 
 from __future__ import annotations
@@ -196,7 +196,8 @@ def arrangement_win(engine: Engine, open_rows: Sequence[int]) -> list[tuple[int,
         if follower not in head_of:
             return None
         needed[row] = head_of[follower]
-    if sorted(needed.values()) != sorted(cells[row] or 0 for row in open_rows):
+    held = [card for card in (cells[row] for row in open_rows) if card is not None]
+    if sorted(needed.values()) != sorted(held):
         return None
     exchanges: list[tuple[int, int]] = []
     for row in open_rows:
