@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Generator
 
@@ -21,6 +22,7 @@ from gapgrid.core.rollouts import (
     NestedRollouts,
     decides_by_left_card,
     lets_in_unpaired_cards,
+    line_stride,
 )
 from gapgrid.core.rollouts import Action as Step
 
@@ -72,6 +74,52 @@ def test_the_same_position_gives_the_same_line(catalogue: Catalogue) -> None:
     assert _line(state) == _line(state)
 
 
+class _Watched(NestedRollouts):
+    """Rollouts that note how far along its line a level-1 search is at each round of trials."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, evaluation_for(engine.rules)[0])
+        self.along = 0
+        self.rounds: list[int] = []
+
+    def _actions(self) -> list[Step]:
+        self.rounds.append(self.along)
+        return super()._actions()
+
+    def _do(self, action: Step) -> None:
+        self.along += 1
+        super()._do(action)
+
+    def _undo(self, action: Step) -> None:
+        self.along -= 1
+        super()._undo(action)
+
+
+@pytest.mark.parametrize(("variant", "options", "stride"), [
+    ("montana", {"redeals": "0"}, 4), ("paganini-ii", {}, 8), ("line-up", {}, 1)])
+def test_a_level_one_search_tries_every_action_again_every_few_actions_of_its_line(
+        catalogue: Catalogue, variant: str, options: dict[str, str], stride: int) -> None:
+    """One round of trials for each 13 slots' worth of actions of the best game: Gaps
+    (52 slots) plays 4 of them between two rounds, Paganini II (112) 8, Line Up (24) 1."""
+    rules = catalogue.rules(variant, options)
+    assert line_stride(rules.layout) == stride
+    rollouts = _Watched(Engine.from_state(new_game(rules, DealNumber(2))))
+    steps = rollouts.steps()
+    for _ in range(3000):
+        try:
+            next(steps)
+        except StopIteration:
+            break
+    steps.close()
+    advances = [after - before for before, after in itertools.pairwise(rollouts.rounds)]
+    # a search's rounds go forward, then it takes its line back and the next one starts
+    searches = [list(group) for forward, group in itertools.groupby(advances, (0).__lt__)
+                if forward]
+    assert sum(map(len, searches)) > 10
+    for search in searches:  # the last round of a search may come sooner: its game ended
+        assert search[:-1] == [stride] * (len(search) - 1) and search[-1] <= stride
+
+
 def test_the_engine_is_back_at_the_start_when_the_caller_stops(catalogue: Catalogue) -> None:
     """Stopping the rollouts midway (the solver's budget ran out) takes every action back."""
     state = new_game(catalogue.rules("montana", {"redeals": "0"}), DealNumber(3))
@@ -84,16 +132,16 @@ def test_the_engine_is_back_at_the_start_when_the_caller_stops(catalogue: Catalo
 
 
 def test_redeals_are_taken_back_too_when_the_caller_stops(catalogue: Catalogue) -> None:
-    """Montana Classic game 11: stopped with redeals in the line at play, the board, the
+    """Montana Classic game 12: stopped with redeals in the line at play, the board, the
     redeals used and the generator are all back as they were."""
-    state = new_game(catalogue.rules("montana-classic"), DealNumber(11))
+    state = new_game(catalogue.rules("montana-classic"), DealNumber(12))
     engine, steps = _rollouts(state)
     before = (bytes(engine.codes), engine.redeals_used, engine.rng_state)
-    redealt = False
     for _ in range(300):
         next(steps)
-        redealt = redealt or engine.redeals_used > 0
-    assert redealt  # the level-1 search's own line held a redeal at some pause
+        if engine.redeals_used > 0:
+            break
+    assert engine.redeals_used > 0  # paused with a redeal at play in the level-1 line
     steps.close()
     assert (bytes(engine.codes), engine.redeals_used, engine.rng_state) == before
 
@@ -144,6 +192,31 @@ def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
             engine.play(source, target)
             rollouts._update_ends(ends, source, target)
             assert ends == run_ends(engine.rules.layout, engine.cells)
+
+
+@pytest.mark.parametrize(("variant", "next_card_only"), [
+    ("montana", True), ("paganini", True), ("paganini-ii", True), ("blue-moon", True),
+    ("spaces-and-aces", False), ("jungle", False)])
+def test_where_only_the_next_card_fits_every_move_after_a_run_lengthens_it(
+        catalogue: Catalogue, variant: str, next_card_only: bool) -> None:
+    """The playouts skip asking whether a move into the slot right after a run lengthens it
+    where the fill lets only the run's next card in (Montana's): along random games every
+    such move does; where other cards fit too (Spaces and Aces, Jungle) some do not."""
+    chooser = random.Random(11)
+    blocking = 0
+    for number in ("1", "2", "3"):
+        engine = Engine.from_state(new_game(catalogue.rules(variant), parse_deal_number(number)))
+        rollouts = NestedRollouts(engine, evaluation_for(engine.rules)[0])
+        assert rollouts._next_card_only is next_card_only
+        for _ in range(300):
+            pairs = [] if engine.won else engine.legal_pairs()
+            if not pairs:
+                break
+            ends = run_ends(engine.rules.layout, engine.cells)
+            after_runs = [pair for pair in pairs if pair[1] == ends[rollouts._rows[pair[1]]]]
+            blocking += sum(not rollouts._lengthens(pair) for pair in after_runs)
+            engine.play(*chooser.choice(pairs))
+    assert (blocking == 0) is next_card_only
 
 
 @pytest.mark.parametrize(("variant", "by_left_card", "unpaired"), [

@@ -18,6 +18,7 @@ from gapgrid.core.search import (
     Progress,
     interruptions_surfacing,
     luby,
+    restarts_first,
     rollout_positions,
     rollout_share,
     shorten,
@@ -182,6 +183,21 @@ def test_the_rollouts_take_most_of_the_budget_once_a_space_is_not_small(
     assert rollout_positions(jumping, RESTARTS_FIRST) == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST
     assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000)
             - rollout_positions(jumping, RESTARTS_FIRST)) == jumping * 1_000
+
+
+@pytest.mark.parametrize(("variant", "first"), [
+    ("montana", RESTARTS_FIRST), ("line-up", RESTARTS_FIRST), ("paganini", RESTARTS_FIRST),
+    ("paganini-ii", 0), ("double-montana", 0), ("double-red-moon", 0)])
+def test_with_two_decks_the_rollouts_take_their_share_from_the_start(
+        catalogue: Catalogue, variant: str, first: int) -> None:
+    """A one-deck space may be small enough to prove lost within the budget, so its restarts
+    first get a bigger share; a two-deck space never is, and its rollouts, which win its
+    deals, get their full share from the first position."""
+    rules = catalogue.rules(variant)
+    assert restarts_first(rules) == first
+    share = rollout_share(rules)
+    assert rollout_positions(share, 1_000, first) == (
+        FIRST_ROLLOUT_SHARE if first else share) * 1_000
 
 
 def test_a_ctrl_c_in_the_middle_of_a_move_reaches_the_caller_as_itself(
