@@ -21,8 +21,9 @@ number or option, a move that is not notation, an option given twice; with
 ``--json`` printed as ``{"error": {"kind": "usage", ...}}`` on standard
 output) or for an environment the command cannot use (a missing instance
 folder, a database it cannot open, a port in use), 3 for an internal error,
-130 when Ctrl-C cut a command short (``serve`` exits with 0: Ctrl-C is how it is
-stopped).
+130 when Ctrl-C cut a command short (with ``--json``, ``{"error": {"kind":
+"interrupted", ...}}`` on standard output; ``serve`` exits with 0: Ctrl-C is how it
+is stopped).
 
 Moves are read a chunk at a time, from the arguments or standard input,
 and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is

@@ -130,6 +130,11 @@ class GapgridGroup(click.Group):
                 raise usage_error(error) from None
             except KeyboardInterrupt:
                 click.echo("\ngapgrid: interrupted", err=True)
+                if wants_json(ctx.meta.get("gapgrid.args", [])):
+                    # a program reading standard output gets a document there, as for
+                    # a usage error, not an empty stream
+                    echo_json({"error": {"kind": "interrupted",
+                                         "message": "interrupted (Ctrl-C) before an answer"}})
                 ctx.exit(EXIT_INTERRUPTED)
         except click.ClickException as error:
             # click declares message final, but its own messages quote arguments whole
