@@ -342,9 +342,10 @@ def test_rows_round_trip_and_partial_lines_are_ignored(tmp_path: Path) -> None:
 # -- retrying the unknown deals at a larger budget ------------------------------------------------
 
 RETRIED = ["line-up", "--first-deal", "15", "--deals", "6", "--budget", "60"]
-"""Six deals of which a budget of 50 positions leaves some unknown (15, 18 and 20 with solvers 9 and 10),
-5,000 decides some of those (15 and 18); the budget is first looked at after 1,024 positions,
-so as the solver gets better, fewer deals stay unknown at this budget, and the range moves."""
+"""Six deals of which a budget of 50 positions leaves some unknown (15, 18 and 20 with solvers 9
+and 10), 5,000 decides some of those (15 and 18); the budget is first looked at after 1,024
+positions, so as the solver gets better, fewer deals stay unknown at this budget, and the range
+moves."""
 SMALLER = [*RETRIED, "--max-positions", "50"]
 """The retried deals at a budget too small for some of them."""
 LARGER = [*RETRIED, "--max-positions", "5000"]
