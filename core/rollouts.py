@@ -137,7 +137,8 @@ class NestedRollouts:
         self._layout = layout
         self._row_starts = tuple(layout.row_starts())
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
-        """The most actions of a playout, and of a level-1 search's own line."""
+        """The most actions of a playout; a level-1 search tries no action past this many of
+        its own line (its last stride may take the line a few actions further)."""
         self.stride = line_stride(layout)
         """Actions of the best game a level-1 search plays between two rounds of trials."""
         self._following = sequence_followers(layout)
@@ -212,7 +213,7 @@ class NestedRollouts:
                 update_ends(ends, source, target)
                 line.append((source, target))
             elif engine.redeal_refusal() is None:
-                self._do(None)
+                engine.redeal()  # taken back by ``undo`` below, as the moves by ``unplay``
                 ends = run_ends(self._layout, cells)
                 line.append(None)
             else:

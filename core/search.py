@@ -253,8 +253,8 @@ MAX_BEAM_DOUBLINGS: Final = 8
 ROLLOUT_SHARE: Final = 16
 """The nested rollouts' positions for each position of the depth-first restarts, where cards
 jump (every fill rule but a sliding puzzle's), once the restarts have had their first
-:data:`RESTARTS_FIRST`: from then on 16/18 of the budget, the restarts 1/18, the
-best-first search and the beams 1/36 each.
+:func:`restarts_first` (:data:`RESTARTS_FIRST` with one deck, none with two): from then on
+16/18 of the budget, the restarts 1/18, the best-first search and the beams 1/36 each.
 
 The rollouts win most hard deals of the games where cards jump, with or
 without redeals. Each search alone, on 8 Spaces and Aces and 8 Paganini
@@ -276,9 +276,10 @@ them): solver 4's and 5's share."""
 
 RESTARTS_FIRST: Final = 50_000
 """The restarts' positions before the rollouts' share grows from :data:`FIRST_ROLLOUT_SHARE`
-to :data:`ROLLOUT_SHARE`: a small space is first exhausted, and proven lost, at solver 5's
-pace. Line Up game 11 is lost, a proof of 209,346 positions of which about 52,000 are the
-restarts'; at 16 times the restarts' share from the start it took more than 10 s."""
+to :data:`ROLLOUT_SHARE`, with one deck (:func:`restarts_first`): a small space is first
+exhausted, and proven lost, at solver 5's pace. Line Up game 11 is lost, a proof of 209,346
+positions of which about 52,000 are the restarts'; at 16 times the restarts' share from the
+start it took more than 10 s."""
 
 
 def rollout_share(rules: Rules) -> int:
@@ -564,7 +565,8 @@ class _Search:
         two resuming where they stopped. For each position of the restarts
         the best-first search and the beams get half a position each and
         the rollouts two, then, past the restarts' first
-        :data:`RESTARTS_FIRST`, :func:`rollout_share` (:func:`rollout_positions`:
+        :func:`restarts_first` (none with two decks), :func:`rollout_share`
+        (:func:`rollout_positions`:
         the beams win most sliding puzzles, the rollouts most hard deals
         where cards jump, the best-first search some the others miss). A
         restart proves a loss by finishing, the best-first search by

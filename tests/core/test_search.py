@@ -9,13 +9,17 @@ import pytest
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
-from gapgrid.core.notation import REDEAL, Move, Undo
+from gapgrid.core.notation import REDEAL, Action, Move, Undo
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import (
+    _CHECK_EVERY,
     FIRST_ROLLOUT_SHARE,
+    RESTART_UNIT,
     RESTARTS_FIRST,
+    ROLLOUT_SHARE,
     Budget,
     Progress,
+    _Search,
     interruptions_surfacing,
     luby,
     restarts_first,
@@ -198,6 +202,27 @@ def test_with_two_decks_the_rollouts_take_their_share_from_the_start(
     share = rollout_share(rules)
     assert rollout_positions(share, 1_000, first) == (
         FIRST_ROLLOUT_SHARE if first else share) * 1_000
+
+
+@pytest.mark.parametrize(("variant", "number", "options", "two_decks"), [
+    ("paganini-ii", 21, {}, True), ("montana", 6, {"redeals": "0"}, False)])
+def test_the_search_hands_the_rollouts_their_share_by_the_decks(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch, variant: str, number: int,
+        options: dict[str, str], two_decks: bool) -> None:
+    """After the first restart (about RESTART_UNIT positions), the rollouts' first turn is
+    ROLLOUT_SHARE times its positions with two decks, FIRST_ROLLOUT_SHARE times with one."""
+    turns: list[int] = []
+    given = _Search.nested_rollouts
+
+    def noted(search: _Search, until: int) -> list[Action] | None:
+        turns.append(until - search.positions)
+        return given(search, until)
+
+    monkeypatch.setattr(_Search, "nested_rollouts", noted)
+    solve(_start(catalogue, variant, number, options), Budget(seconds=None, positions=20_000))
+    first_restart = (RESTART_UNIT, RESTART_UNIT + 2 * _CHECK_EVERY)  # checked every so often
+    share = ROLLOUT_SHARE if two_decks else FIRST_ROLLOUT_SHARE
+    assert turns and share * first_restart[0] <= turns[0] <= share * first_restart[1]
 
 
 def test_a_ctrl_c_in_the_middle_of_a_move_reaches_the_caller_as_itself(
