@@ -302,9 +302,10 @@ def restarts_first(rules: Rules) -> int:
     return RESTARTS_FIRST if rules.layout.decks == 1 else 0
 
 
-def rollout_positions(rules_share: int, in_restarts: int, first: int = RESTARTS_FIRST) -> int:
-    """The rollouts' positions due once the restarts have had ``in_restarts``, past which
-    :func:`restarts_first` is ``first``."""
+def rollout_positions(rules_share: int, in_restarts: int, first: int) -> int:
+    """The rollouts' positions due once the restarts have had ``in_restarts``, where
+    :func:`restarts_first` is ``first`` (no default: a caller that forgot the decks would
+    silently give a two-deck game the one-deck pace)."""
     first = min(in_restarts, first)
     return FIRST_ROLLOUT_SHARE * first + rules_share * (in_restarts - first)
 

@@ -183,10 +183,12 @@ def test_the_rollouts_take_most_of_the_budget_once_a_space_is_not_small(
     jumping = rollout_share(catalogue.rules("spaces-and-aces"))
     assert rollout_share(catalogue.rules("rectangular-rovers")) == FIRST_ROLLOUT_SHARE
     assert jumping > 4 * FIRST_ROLLOUT_SHARE
-    assert rollout_positions(jumping, 1_000) == FIRST_ROLLOUT_SHARE * 1_000
-    assert rollout_positions(jumping, RESTARTS_FIRST) == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST
-    assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000)
-            - rollout_positions(jumping, RESTARTS_FIRST)) == jumping * 1_000
+    first = RESTARTS_FIRST  # one deck's
+    assert rollout_positions(jumping, 1_000, first) == FIRST_ROLLOUT_SHARE * 1_000
+    assert (rollout_positions(jumping, RESTARTS_FIRST, first)
+            == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST)
+    assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000, first)
+            - rollout_positions(jumping, RESTARTS_FIRST, first)) == jumping * 1_000
 
 
 @pytest.mark.parametrize(("variant", "first"), [
