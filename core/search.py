@@ -58,7 +58,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "10"
+SOLVER_VERSION: Final = "11"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -77,7 +77,9 @@ gaps only as part of a macro that uses the move (:mod:`core.head_macros`); 9: on
 full, they choose a row's head only when its column 1 is filled (:mod:`core.open_heads`); 10: a
 level-1 rollout search plays a few actions of its best game between two rounds of trials
 (:data:`core.rollouts.SLOTS_PER_STRIDE`), and with two decks the rollouts get their full share
-from the start (:func:`restarts_first`)."""
+from the start (:func:`restarts_first`); 11: with one deck where cards jump, once the rollouts
+are due :data:`ROLLOUTS_LATE` positions, they get one position (not 16) for each further one
+of the restarts (:func:`rollouts_late`), so a search of a minute or more can prove losses."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -254,7 +256,8 @@ ROLLOUT_SHARE: Final = 16
 """The nested rollouts' positions for each position of the depth-first restarts, where cards
 jump (every fill rule but a sliding puzzle's), once the restarts have had their first
 :func:`restarts_first` (:data:`RESTARTS_FIRST` with one deck, none with two): from then on
-16/18 of the budget, the restarts 1/18, the best-first search and the beams 1/36 each.
+16/18 of the budget, the restarts 1/18, the best-first search and the beams 1/36 each, until
+the rollouts have had :func:`rollouts_late` (with one deck).
 
 The rollouts win most hard deals of the games where cards jump, with or
 without redeals. Each search alone, on 8 Spaces and Aces and 8 Paganini
@@ -282,9 +285,28 @@ positions of which about 52,000 are the restarts'; at 16 times the restarts' sha
 start it took more than 10 s."""
 
 
+ROLLOUTS_LATE: Final = 1_000_000
+"""With one deck where cards jump (:func:`rollouts_late`), the rollouts' due positions after
+which they get only :data:`LATE_ROLLOUT_SHARE` times the restarts' further positions: about
+20 s of a search here (about 1,200,000 positions in all), so a search of 10 s is not touched.
+
+Past that, the rollouts seldom win what they have not won, while a loss proof needs the
+restarts to exhaust a space of hundreds of thousands of positions or more, and at 16 times
+their share the restarts got only about a twentieth of a minute. On single-round Gaps deals
+that solver 6 left undecided after a minute, the restarts alone, a minute each, prove some
+lost, and solver 11 proves two of them within the minute where solver 10 proves none
+(docs/solver.md, "Kept (fifteenth sitting)")."""
+
+LATE_ROLLOUT_SHARE: Final = 1
+"""The rollouts' positions for each further position of the restarts once they are due
+:data:`ROLLOUTS_LATE`: then the restarts and the rollouts get a third of the budget each,
+the best-first search and the beams a sixth each."""
+
+
 def rollout_share(rules: Rules) -> int:
     """The nested rollouts' positions for each position of the restarts past their first
-    :data:`RESTARTS_FIRST`, in ``rules``' game."""
+    :func:`restarts_first` (until the rollouts are due :func:`rollouts_late`), in ``rules``'
+    game."""
     return FIRST_ROLLOUT_SHARE if cards_slide(rules) else ROLLOUT_SHARE
 
 
@@ -302,12 +324,35 @@ def restarts_first(rules: Rules) -> int:
     return RESTARTS_FIRST if rules.layout.decks == 1 else 0
 
 
-def rollout_positions(rules_share: int, in_restarts: int, first: int) -> int:
+def rollouts_late(rules: Rules) -> int | None:
+    """The rollouts' due positions past which the restarts get a bigger share, in ``rules``'
+    game: :data:`ROLLOUTS_LATE` with one deck where cards jump; never (None) with two decks,
+    whose spaces are never exhausted within any budget (:func:`restarts_first`), nor for a
+    sliding puzzle, whose rollouts keep :data:`FIRST_ROLLOUT_SHARE` (not measured there)."""
+    if rules.layout.decks != 1 or cards_slide(rules):
+        return None
+    return ROLLOUTS_LATE
+
+
+def rollout_positions(rules_share: int, in_restarts: int, first: int,
+                      late: int | None) -> int:
     """The rollouts' positions due once the restarts have had ``in_restarts``, where
-    :func:`restarts_first` is ``first`` (no default: a caller that forgot the decks would
-    silently give a two-deck game the one-deck pace)."""
-    first = min(in_restarts, first)
-    return FIRST_ROLLOUT_SHARE * first + rules_share * (in_restarts - first)
+    :func:`restarts_first` is ``first`` and :func:`rollouts_late` is ``late`` (no defaults: a
+    caller that forgot the decks would silently give a two-deck game the one-deck pace).
+
+    Twice the restarts' positions for their first ``first``, then ``rules_share`` times, and
+    once that makes ``late`` (when not None), :data:`LATE_ROLLOUT_SHARE` times each further one.
+    """
+    early = min(in_restarts, first)
+    due = FIRST_ROLLOUT_SHARE * early + rules_share * (in_restarts - early)
+    if late is None or due <= late:
+        return due
+    # The restarts' positions when the rollouts' due reached ``late``.
+    if FIRST_ROLLOUT_SHARE * first >= late:
+        knee = late // FIRST_ROLLOUT_SHARE
+    else:
+        knee = first + (late - FIRST_ROLLOUT_SHARE * first) // rules_share
+    return late + LATE_ROLLOUT_SHARE * (in_restarts - knee)
 
 
 ROLLOUT_STEPS_PER_POSITION: Final = 4
@@ -388,6 +433,7 @@ class _Search:
         self.evaluate, self.move_cost = evaluation_for(engine.rules)
         self.rollout_share = rollout_share(engine.rules)
         self.restarts_first = restarts_first(engine.rules)
+        self.rollouts_late = rollouts_late(engine.rules)
         self.open: list[tuple[int, int, _Node]] | None = None
         """The best-first search's open positions (None until it starts)."""
         self.open_seen: set[bytes] = set()
@@ -565,11 +611,12 @@ class _Search:
         with one best-first search and with the nested rollouts, the last
         two resuming where they stopped. For each position of the restarts
         the best-first search and the beams get half a position each and
-        the rollouts two, then, past the restarts' first
-        :func:`restarts_first` (none with two decks), :func:`rollout_share`
-        (:func:`rollout_positions`:
-        the beams win most sliding puzzles, the rollouts most hard deals
-        where cards jump, the best-first search some the others miss). A
+        the rollouts two; past the restarts' first :func:`restarts_first`
+        (none with two decks), the rollouts get :func:`rollout_share`; once
+        they are due :func:`rollouts_late` (one deck, cards that jump), one
+        (:func:`rollout_positions`). The beams win most sliding puzzles, the
+        rollouts most hard deals where cards jump, the best-first search
+        some the others miss, the restarts small spaces and losses. A
         restart proves a loss by finishing, the best-first search by
         running out of positions to expand.
         """
@@ -588,7 +635,7 @@ class _Search:
             if not self.reductions.heuristic_order:
                 continue
             # The best-first search and beams get half as many positions as the restarts each,
-            # the rollouts twice as many at first, then rollout_share times as many.
+            # the rollouts as many as rollout_positions makes due.
             share = in_restarts // 2 - in_best_first
             if share > 0:
                 before = self.positions
@@ -606,8 +653,8 @@ class _Search:
                 if line is not None:
                     return line
                 beams_exhausted = self.positions == before  # nothing new to look at
-            share = (rollout_positions(self.rollout_share, in_restarts, self.restarts_first)
-                     - in_rollouts)
+            share = (rollout_positions(self.rollout_share, in_restarts, self.restarts_first,
+                                       self.rollouts_late) - in_rollouts)
             if share > 0 and not self.rollouts_done:
                 before = self.positions
                 line = self.nested_rollouts(self.positions + share)

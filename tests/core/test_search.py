@@ -14,9 +14,11 @@ from gapgrid.core.replay import replay_from
 from gapgrid.core.search import (
     _CHECK_EVERY,
     FIRST_ROLLOUT_SHARE,
+    LATE_ROLLOUT_SHARE,
     RESTART_UNIT,
     RESTARTS_FIRST,
     ROLLOUT_SHARE,
+    ROLLOUTS_LATE,
     Budget,
     Progress,
     _Search,
@@ -25,6 +27,7 @@ from gapgrid.core.search import (
     restarts_first,
     rollout_positions,
     rollout_share,
+    rollouts_late,
     shorten,
     solve,
 )
@@ -183,12 +186,74 @@ def test_the_rollouts_take_most_of_the_budget_once_a_space_is_not_small(
     jumping = rollout_share(catalogue.rules("spaces-and-aces"))
     assert rollout_share(catalogue.rules("rectangular-rovers")) == FIRST_ROLLOUT_SHARE
     assert jumping > 4 * FIRST_ROLLOUT_SHARE
-    first = RESTARTS_FIRST  # one deck's
-    assert rollout_positions(jumping, 1_000, first) == FIRST_ROLLOUT_SHARE * 1_000
-    assert (rollout_positions(jumping, RESTARTS_FIRST, first)
+    first, late = RESTARTS_FIRST, ROLLOUTS_LATE  # one deck's
+    assert rollout_positions(jumping, 1_000, first, late) == FIRST_ROLLOUT_SHARE * 1_000
+    assert (rollout_positions(jumping, RESTARTS_FIRST, first, late)
             == FIRST_ROLLOUT_SHARE * RESTARTS_FIRST)
-    assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000, first)
-            - rollout_positions(jumping, RESTARTS_FIRST, first)) == jumping * 1_000
+    assert (rollout_positions(jumping, RESTARTS_FIRST + 1_000, first, late)
+            - rollout_positions(jumping, RESTARTS_FIRST, first, late)) == jumping * 1_000
+
+
+def test_once_the_rollouts_have_had_their_late_share_the_restarts_catch_up(
+        catalogue: Catalogue) -> None:
+    """With one deck where cards jump, once the rollouts are due ROLLOUTS_LATE positions
+    each further position of the restarts gives them LATE_ROLLOUT_SHARE, not ROLLOUT_SHARE:
+    a loss proof of a few hundred thousand positions then fits in a minute. Two decks keep
+    the rollouts' share (their spaces are never exhausted), and so does a sliding puzzle."""
+    montana, paganini_ii = catalogue.rules("montana"), catalogue.rules("paganini-ii")
+    assert rollouts_late(montana) == ROLLOUTS_LATE
+    assert rollouts_late(paganini_ii) is None
+    assert rollouts_late(catalogue.rules("rectangular-rovers")) is None
+    share, first, late = rollout_share(montana), RESTARTS_FIRST, ROLLOUTS_LATE
+    knee = first + (late - FIRST_ROLLOUT_SHARE * first) // share  # the restarts' count then
+    assert rollout_positions(share, knee, first, late) <= late
+    assert rollout_positions(share, knee + 1, first, late) == late + LATE_ROLLOUT_SHARE
+    beyond = knee + 100_000
+    assert (rollout_positions(share, beyond + 1_000, first, late)
+            - rollout_positions(share, beyond, first, late)) == LATE_ROLLOUT_SHARE * 1_000
+    assert (rollout_positions(share, beyond + 1_000, first, None)
+            - rollout_positions(share, beyond, first, None)) == share * 1_000
+    # A late point reached within the restarts' first share: from there the late share.
+    early_late = 8_000
+    at_early_late = early_late // FIRST_ROLLOUT_SHARE  # the restarts' positions then
+    assert (rollout_positions(share, at_early_late + 1_000, first, early_late)
+            == early_late + LATE_ROLLOUT_SHARE * 1_000)
+
+
+def test_the_search_gives_the_restarts_more_once_the_rollouts_are_late(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search follows rollout_positions past the late point: with ROLLOUTS_LATE made
+    small, the rollouts of a single-round Gaps deal no search decides within the budget
+    get the late share of the restarts' positions, not twice them."""
+    late = 10_000
+    monkeypatch.setattr("gapgrid.core.search.ROLLOUTS_LATE", late)
+    spent = {"restarts": 0, "rollouts": 0}
+    attempt, rollouts = _Search.attempt, _Search.nested_rollouts
+
+    def counted_attempt(search: _Search, order: int, cap: int) -> list[Action] | None:
+        before = search.positions
+        try:
+            return attempt(search, order, cap)
+        finally:
+            spent["restarts"] += search.positions - before
+
+    def counted_rollouts(search: _Search, until: int) -> list[Action] | None:
+        before = search.positions
+        try:
+            return rollouts(search, until)
+        finally:
+            spent["rollouts"] += search.positions - before
+
+    monkeypatch.setattr(_Search, "attempt", counted_attempt)
+    monkeypatch.setattr(_Search, "nested_rollouts", counted_rollouts)
+    result = solve(_start(catalogue, "montana", 6, {"redeals": "0"}),
+                   Budget(seconds=None, positions=100_000))
+    assert result.verdict == "unknown"
+    restarts, knee = spent["restarts"], late // FIRST_ROLLOUT_SHARE
+    due = late + LATE_ROLLOUT_SHARE * (restarts - knee)
+    assert restarts > 2 * knee  # well past the restarts' knee
+    assert spent["rollouts"] <= due + 2 * _CHECK_EVERY < FIRST_ROLLOUT_SHARE * restarts
+    assert spent["rollouts"] > late + (restarts - knee) // 2  # and still fed past it
 
 
 @pytest.mark.parametrize(("variant", "first"), [
@@ -202,7 +267,7 @@ def test_with_two_decks_the_rollouts_take_their_share_from_the_start(
     rules = catalogue.rules(variant)
     assert restarts_first(rules) == first
     share = rollout_share(rules)
-    assert rollout_positions(share, 1_000, first) == (
+    assert rollout_positions(share, 1_000, first, rollouts_late(rules)) == (
         FIRST_ROLLOUT_SHARE if first else share) * 1_000
 
 
