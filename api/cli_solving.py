@@ -1,9 +1,12 @@
 """The solver's commands: ``gapgrid solve`` and ``gapgrid hint``, thin adapters over
 :mod:`gapgrid.api.services.solving`.
 
-* ``gapgrid solve VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS] [--json]``
-* ``gapgrid solve VARIANT --layout FILE [MOVE ...] [--option redeals=0] [--budget S] [--json]``
-* ``gapgrid hint VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS] [--json]``
+* ``gapgrid solve VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS]
+  [--memory MIB] [--json]``
+* ``gapgrid solve VARIANT --layout FILE [MOVE ...] [--option redeals=0] [--budget S]
+  [--memory MIB] [--json]``
+* ``gapgrid hint VARIANT NUMBER [MOVE ...] [--option K=V ...] [--budget SECONDS]
+  [--memory MIB] [--json]``
 
 Exit status 0 whenever a search ran, whatever it found; 1 when a move was
 refused (no search runs: the answer says which move, as ``gapgrid verify``
@@ -15,6 +18,7 @@ nothing of it reaches a pipe or a log.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -35,7 +39,7 @@ from gapgrid.api.cli_support import (
 )
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
-from gapgrid.core.search import Progress
+from gapgrid.core.search import DEFAULT_MEMORY, Progress
 
 SHOW_AFTER: Final = 0.5
 """Seconds of search before the progress line appears: a quick answer needs none."""
@@ -99,6 +103,37 @@ budget_flag = click.option(
     help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
 
 
+MIN_MEMORY_MIB: Final = 1
+"""The smallest table --memory allows. A table that small fills within a few thousand
+positions, and the rollouts then search alone, which is still a search."""
+
+
+def machine_memory_mib() -> int | None:
+    """This machine's physical memory in MiB, or None where the system does not tell."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _memory_bytes(ctx: click.Context, param: click.Parameter, mib: int) -> int:
+    """--memory in bytes, refused above this machine's memory: a table that big would
+    swap or be killed before the search could answer."""
+    machine = machine_memory_mib()
+    if machine is not None and mib > machine:
+        raise click.BadParameter(f"{mib} MiB is more than this machine's {machine} MiB of "
+                                 f"memory")
+    return mib << 20
+
+
+memory_flag = click.option(
+    "--memory", type=click.IntRange(min=MIN_MEMORY_MIB), default=DEFAULT_MEMORY >> 20,
+    show_default=True, metavar="MIB", callback=_memory_bytes,
+    help="The search's tables may hold this many MiB (an estimate; the process needs some "
+         "more). Once they are full no loss can be proven: the rollouts go on looking for "
+         "a win until the budget's end.")
+
+
 def _translate(error: ServiceError) -> ServiceError | click.BadParameter:
     """A refusal about this module's own options names the option; others pass through
     to the command group, which names the argument."""
@@ -150,6 +185,13 @@ def _print_position(position: solving.Replayed, document: dict[str, Any]) -> Non
         click.echo(render.render_board(position.state.board))
 
 
+def _stopped(document: dict[str, Any]) -> str:
+    """What stopped an unknown search, in words."""
+    if document["stopped_by"] == "memory":
+        return "the tables filled their --memory, so no loss could be proven"
+    return f"stopped by {document['stopped_by']}"
+
+
 def _effort(document: dict[str, Any]) -> str:
     return (f"{document['positions']:,} positions, {document['seconds']:.2f} s, solver "
             f"{document['solver_version']}")
@@ -163,10 +205,11 @@ def _effort(document: dict[str, Any]) -> str:
                    "as deal --json prints) instead of a game number; only for rules without "
                    "redeals.")
 @budget_flag
+@memory_flag
 @json_flag
 @click.pass_context
 def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
-                  layout: Path | None, budget: float, as_json: bool) -> None:
+                  layout: Path | None, budget: float, memory: int, as_json: bool) -> None:
     """Search for a win from the deal of game NUMBER of VARIANT, or from the position MOVES
     lead to: won (with a line of actions that wins), lost (no line wins), or unknown
     (the budget ran out)."""
@@ -174,7 +217,8 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
         position = _position(ctx, arguments, options, layout)
         line = progress_line(as_json)
         try:
-            solved = solving.solve_position(position, seconds=budget, progress=line)
+            solved = solving.solve_position(position, seconds=budget, memory=memory,
+                                            progress=line)
         finally:
             line.close()
     except ServiceError as error:
@@ -193,7 +237,7 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
             click.echo(f"Lost: no line of actions wins from here ({_effort(document)}).")
         elif verdict == "unknown":
             click.echo(f"Unknown: no win and no proof of a loss within the budget "
-                       f"(stopped by {document['stopped_by']}; {_effort(document)}).")
+                       f"({_stopped(document)}; {_effort(document)}).")
     if not position.result.ok:
         ctx.exit(EXIT_ILLEGAL_MOVE)
 
@@ -204,10 +248,11 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
 @click.argument("moves", nargs=-1, metavar="[MOVE]...")
 @option_flag
 @budget_flag
+@memory_flag
 @json_flag
 @click.pass_context
 def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[str],
-                 options: Sequence[str], budget: float, as_json: bool) -> None:
+                 options: Sequence[str], budget: float, memory: int, as_json: bool) -> None:
     """The next action of a winning line from the position MOVES lead to in game NUMBER of
     VARIANT, and how many actions the line has left; or that the position is lost; or that
     no win was found within the budget."""
@@ -216,7 +261,7 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
                                     moves=list(moves), options=parse_option_pairs(options))
         line = progress_line(as_json)
         try:
-            hinted = solving.hint(position, seconds=budget, memory=1 << 30, progress=line)
+            hinted = solving.hint(position, seconds=budget, memory=memory, progress=line)
         finally:
             line.close()
     except ServiceError as error:

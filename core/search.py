@@ -9,7 +9,10 @@ transposition table so no position is expanded twice:
 * ``lost`` only when the whole reachable space was explored, with no
   pruning but the reductions of :mod:`core.reductions`, each proven sound;
 * ``unknown`` when the time, the position count or the table's memory ran
-  out first.
+  out first. When the table's memory runs out, the searches that keep
+  tables stop and the nested rollouts, which keep none, go on until the
+  time or the position count runs out: they may still find a win, but no
+  loss can be proven any more.
 
 A redeal is one more action: the generator's state is part of the
 position, so a line with redeals replays exactly, in gapgrid and in
@@ -58,7 +61,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "11"
+SOLVER_VERSION: Final = "12"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -79,7 +82,10 @@ level-1 rollout search plays a few actions of its best game between two rounds o
 (:data:`core.rollouts.SLOTS_PER_STRIDE`), and with two decks the rollouts get their full share
 from the start (:func:`restarts_first`); 11: with one deck where cards jump, once the rollouts
 are due :data:`ROLLOUTS_LATE` positions, they get one position (not 16) for each further one
-of the restarts (:func:`rollouts_late`), so a search of a minute or more can prove losses."""
+of the restarts (:func:`rollouts_late`), so a search of a minute or more can prove losses; 12:
+when the table's memory runs out, the rollouts go on until the time or the positions do
+(solver 11 answered ``unknown`` there; until then the two search alike, position for
+position)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -103,7 +109,9 @@ class Budget:
     """Positions to explore, or None for no limit."""
 
     memory: int = DEFAULT_MEMORY
-    """Bytes the transposition table may hold (an estimate from the key sizes)."""
+    """Bytes the transposition table may hold (an estimate from the key sizes). When they
+    run out the answer can no longer be ``lost``; the rollouts go on for the seconds or
+    positions left (with neither limit given, the search stops there)."""
 
 
 @attrs.frozen
@@ -164,8 +172,10 @@ def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None
     try:
         line = search.run()
     except _Stop as stop:
+        # Once the table is full no loss can be proven: the memory is what ran out first,
+        # whatever stopped the rollouts that went on.
         return SearchResult("unknown", (), search.positions, time.monotonic() - started,
-                            stopped_by=stop.what)
+                            stopped_by="memory" if search.table_full else stop.what)
     if line is None:
         return SearchResult("lost", (), search.positions, time.monotonic() - started)
     # The searches wander (the rollouts most): what the win does not need is cut out.
@@ -409,6 +419,10 @@ class _Search:
     def __init__(self, engine: Engine, budget: Budget,
                  progress: Callable[[Progress], None] | None, reductions: Reductions) -> None:
         self.engine = engine
+        self.start = _Node(None, None, engine)
+        """The position the search starts from."""
+        self.table_full = False
+        """Whether the table's memory ran out (the rollouts then go on alone)."""
         self.budget = budget
         self.progress = progress
         self.reductions = reductions
@@ -622,6 +636,37 @@ class _Search:
         """
         if self.engine.won:
             return []
+        try:
+            return self._take_turns()
+        except _Stop as stop:
+            if stop.what != "memory" or not self._rollouts_outlast_memory():
+                raise
+        # The table is full: the searches that need it stop, and the rollouts, which need
+        # none, go on until the seconds or the positions run out.
+        self.table_full = True
+        self._release_tables()
+        line = self.nested_rollouts(sys.maxsize)
+        if line is None:  # the rollouts have nothing more to try
+            raise _Stop("memory")
+        return line
+
+    def _rollouts_outlast_memory(self) -> bool:
+        """Whether the rollouts go on once the table is full: when they are part of this
+        search, have something to try, and a budget of seconds or positions will stop them."""
+        budget = self.budget
+        return (self.reductions.heuristic_order and not self.rollouts_done
+                and (budget.seconds is not None or budget.positions is not None))
+
+    def _release_tables(self) -> None:
+        """Give back the tables of the restarts and of the best-first search."""
+        self.live, self.dead, self.open_seen = {}, set(), set()
+        self.open = None
+        self.best_engine = self.best_at = None
+        self.table_bytes = self.live_bytes = 0
+
+    def _take_turns(self) -> list[Action] | None:
+        """:meth:`run`'s schedule, until a search wins or proves a loss, or the budget
+        (the table's memory included) runs out."""
         attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = 0
         beams_exhausted = False
         while True:
@@ -672,7 +717,9 @@ class _Search:
         not touched (the rollouts have their own).
         """
         if self.rollouts is None:
-            start = _Node(None, None, self.engine).engine(self.engine)
+            # From the search's start, not from self.engine: a restart stopped by the
+            # table's memory leaves it part way along its path.
+            start = self.start.engine(self.engine)
             self.rollouts = NestedRollouts(start, self.evaluate).steps()
         try:
             while self.positions < until:

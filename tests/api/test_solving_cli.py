@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -121,6 +122,27 @@ def test_the_budget_has_a_documented_maximum() -> None:
     for value in ("3601", "0", "soon"):
         code, _, err = run("solve", "montana", "1", "--budget", value)
         assert code == 2 and "--budget" in err, err
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_the_memory_is_refused_below_a_mib_and_beyond_the_machine(command: str) -> None:
+    """Nothing, not a number, or more than the machine has: usage errors naming --memory."""
+    machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
+    for value in ("0", "many", str(machine + 1)):
+        code, _, err = run(command, "montana", "1", "--memory", value)
+        assert code == 2 and "--memory" in err, err
+    assert "more than this machine's" in err
+
+
+def test_a_full_table_is_said_and_the_search_runs_to_its_budget() -> None:
+    """A one-MiB table fills within a fraction of a second on single-round Montana game 3
+    (solver 11 stopped there); the rollouts go on to the end of the budget, and the answer
+    says the memory is why no loss could be proven."""
+    code, out, err = run("solve", "montana", "3", "-o", "redeals=0", "--memory", "1",
+                         "--budget", "2")
+    assert code == 0 and "Unknown" in out and "filled their --memory" in out, (out, err)
+    seconds = float(re.search(r"([0-9.]+) s, solver", out).group(1))  # type: ignore[union-attr]
+    assert seconds >= 2
 
 
 def test_a_refused_move_is_answered_without_a_search() -> None:

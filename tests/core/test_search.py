@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 
+import attrs
 import pytest
 
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move, Undo
+from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.search import (
     _CHECK_EVERY,
@@ -71,10 +73,38 @@ def test_an_exhausted_budget_is_unknown(catalogue: Catalogue) -> None:
 
 
 def test_a_full_table_is_unknown_not_a_crash(catalogue: Catalogue) -> None:
-    """With a tiny memory cap the search stops cleanly and says so."""
+    """With a tiny memory cap and no limit of time or positions, the search stops cleanly
+    as soon as the table is full, and says so: nothing else would ever stop it."""
     state = _start(catalogue, "montana", 617, {"redeals": "0"})
     result = solve(state, Budget(seconds=None, memory=20_000))
     assert result.verdict == "unknown" and result.stopped_by == "memory"
+    assert result.positions < RESTART_UNIT  # within the first restart
+
+
+def test_once_the_table_is_full_the_rollouts_go_on_and_may_win(catalogue: Catalogue) -> None:
+    """A full table stops the searches that keep one, not the rollouts: single-round Gaps
+    game 2 fills a 20,000-byte table within the first restart (part way along its path)
+    and is still won within the positions given, by a line that replays from the start."""
+    state = _start(catalogue, "montana", 2, {"redeals": "0"})
+    result = solve(state, Budget(seconds=None, positions=50_000, memory=20_000))
+    assert result.verdict == "won" and result.positions > RESTART_UNIT
+    replayed = replay_from(state, result.line)
+    assert replayed.ok and replayed.won
+
+
+def test_once_the_table_is_full_no_loss_is_claimed(catalogue: Catalogue) -> None:
+    """After the table fills, the search runs to the end of its positions (the rollouts)
+    and, without a win, answers unknown stopped by memory: the memory is what a loss proof
+    lacked. The restarts alone (no rollouts) stop when it fills."""
+    state = _start(catalogue, "montana", 1, {"redeals": "0"})
+    budget = Budget(seconds=None, positions=20_000, memory=20_000)
+    result = solve(state, budget)
+    assert result.verdict == "unknown" and result.stopped_by == "memory"
+    assert result.positions >= 20_000
+    alone = attrs.evolve(reductions_for(state.rules), heuristic_order=False)
+    restarts = solve(state, budget, reductions=alone)
+    assert restarts.verdict == "unknown" and restarts.stopped_by == "memory"
+    assert restarts.positions < RESTART_UNIT
 
 
 def test_a_search_from_a_position_after_some_moves(catalogue: Catalogue) -> None:
