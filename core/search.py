@@ -61,7 +61,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "12"
+SOLVER_VERSION: Final = "13"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -85,7 +85,9 @@ are due :data:`ROLLOUTS_LATE` positions, they get one position (not 16) for each
 of the restarts (:func:`rollouts_late`), so a search of a minute or more can prove losses; 12:
 when the table's memory runs out, the rollouts go on until the time or the positions do
 (solver 11 answered ``unknown`` there; until then the two search alike, position for
-position)."""
+position); 13: in single-round games where head macros apply, restarts in which no head
+leaves column 0 get three quarters of the budget until they win or exhaust their space
+(:data:`FIXED_HEADS_SHARE`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -213,6 +215,21 @@ def interruptions_surfacing() -> Iterator[None]:
 
 
 _CONTEXT_LINKS: Final = 64  # failures raised one while another unwound, looked back through
+
+
+class _Restarts:
+    """A family of depth-first restarts: its table of the positions it has proven dead, and
+    the live positions of its restart under way, with their estimated bytes."""
+
+    __slots__ = ("attempts", "dead", "finished", "live", "live_bytes")
+
+    def __init__(self) -> None:
+        self.dead: set[bytes] = set()
+        self.live: dict[bytes, int] = {}
+        self.live_bytes = 0
+        self.attempts = 0
+        self.finished = False
+        """Whether a restart ran to its end: the family's whole space was explored."""
 
 
 class _Frame:
@@ -355,14 +372,43 @@ def rollout_positions(rules_share: int, in_restarts: int, first: int,
     """
     early = min(in_restarts, first)
     due = FIRST_ROLLOUT_SHARE * early + rules_share * (in_restarts - early)
-    if late is None or due <= late:
+    knee = late_knee(rules_share, first, late)
+    if knee is None or late is None or due <= late:
         return due
-    # The restarts' positions when the rollouts' due reached ``late``.
-    if FIRST_ROLLOUT_SHARE * first >= late:
-        knee = late // FIRST_ROLLOUT_SHARE
-    else:
-        knee = first + (late - FIRST_ROLLOUT_SHARE * first) // rules_share
     return late + LATE_ROLLOUT_SHARE * (in_restarts - knee)
+
+
+def late_knee(rules_share: int, first: int, late: int | None) -> int | None:
+    """The restarts' positions when the rollouts' due reaches ``late`` (None: never), with
+    :func:`rollout_positions`' ``rules_share`` and ``first``."""
+    if late is None:
+        return None
+    if FIRST_ROLLOUT_SHARE * first >= late:
+        return late // FIRST_ROLLOUT_SHARE
+    return first + (late - FIRST_ROLLOUT_SHARE * first) // rules_share
+
+
+FIXED_HEADS_SHARE: Final = 3
+"""Where the fixed-heads restarts run (:func:`fixed_heads_apply`), their positions for each
+position of all the other searches: three quarters of the budget, until they win or have
+explored their whole space (then none).
+
+The space where no head leaves column 0 is a small part of single-round
+Gaps' space, and most deals are won within it: the fixed-heads restarts
+alone, 10 s each, won 20 of the 30 anchors (two that solver 12 leaves
+undecided at 10 s, 021 and 027, among them, in 5.3 and 4.7 s), and,
+60 s each, 5 of 18 deals solver 6 and solver 11 both left undecided
+after a minute; on 8 of those 18 they explored their whole space within
+the minute. At 10 s a deal, with the other searches as in solver 12, the
+anchors decided: 21 with no share, 21 with as many positions as the
+complete restarts, 20 with half the budget, 22 with two thirds, 23 with
+three quarters (docs/solver.md, "Kept (sixteenth sitting)")."""
+
+
+def fixed_heads_apply(rules: Rules) -> bool:
+    """Whether a search of ``rules``' game runs the fixed-heads restarts: single-round games
+    (no redeal) where :mod:`core.head_macros` applies (single-round Gaps, Line Up)."""
+    return single_successor(rules) and rules.redeals == 0
 
 
 ROLLOUT_STEPS_PER_POSITION: Final = 4
@@ -436,10 +482,15 @@ class _Search:
         self._row_starts = tuple(engine.rules.layout.row_starts())
         self.positions = 0
         self.started = time.monotonic()
-        self.dead: set[bytes] = set()
-        self.live: dict[bytes, int] = {}
+        self.complete = _Restarts()
+        """The restarts over every move: the search that proves losses."""
+        self.fixed_heads = (_Restarts() if self._head_macros and fixed_heads_apply(engine.rules)
+                            else None)
+        """The restarts in which no head leaves column 0 (:meth:`steps`), where they run: a
+        smaller space, searched for wins only. Their dead positions are theirs alone."""
+        self.dead = self.complete.dead
+        """The positions proven dead, which every search but the fixed-heads restarts skips."""
         self.table_bytes = 0
-        self.live_bytes = 0
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
@@ -476,15 +527,8 @@ class _Search:
         return board + stage.to_bytes(4, "little")
 
     def charge(self, key: bytes, kept: int = 0) -> None:
-        """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory.
-
-        A depth-first restart's entries (no ``kept``) are live: forgotten
-        when the restart ends, unless proven dead.
-        """
-        size = len(key) + _TABLE_ENTRY_OVERHEAD
-        self.table_bytes += size + kept
-        if not kept:
-            self.live_bytes += size
+        """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory."""
+        self.table_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + kept
         if self.table_bytes > self.budget.memory:
             raise _Stop("memory")
 
@@ -508,7 +552,7 @@ class _Search:
             ordered.append(None)
         return ordered
 
-    def steps(self, attempt: int) -> list[_Step]:
+    def steps(self, attempt: int, fixed_heads: bool = False) -> list[_Step]:
         """:meth:`children`, for the depth-first restarts: with head macros where they apply.
 
         Where :func:`core.head_macros.head_macros` applies, the moves of heads
@@ -519,6 +563,12 @@ class _Search:
         since each lengthens a run or places the last head; in the others
         after them, shuffled with them from the fourth on. (No redeal is
         then to come.)
+
+        With ``fixed_heads`` (the fixed-heads restarts) there are no macros: a
+        head in column 0 stays where it is, but for the arrangement open heads
+        leave to be chosen when column 0 fills. Only wins are looked for
+        there, so leaving moves out needs no argument; a win found is a line
+        of legal moves all the same.
         """
         engine = self.engine
         if not self._head_macros or engine.won or not no_redeal_to_come(engine):
@@ -535,6 +585,8 @@ class _Search:
             pairs = frozen[0]
         split = head_macros(engine, pairs, last_gap=frozen is None)
         plain, macros = split if split is not None else (pairs, [])
+        if fixed_heads:
+            macros = []  # a head in column 0 stays there (but for the open heads' choice)
         extra: list[_Step] = [*macros, *(frozen[1] if frozen is not None else ())]
         return self._joined(attempt, list(self.children(attempt, plain)), extra)
 
@@ -633,6 +685,11 @@ class _Search:
         some the others miss, the restarts small spaces and losses. A
         restart proves a loss by finishing, the best-first search by
         running out of positions to expand.
+
+        In single-round games where head macros apply (:func:`fixed_heads_apply`),
+        the fixed-heads restarts get :data:`FIXED_HEADS_SHARE` positions for
+        each position of all the others, until they win or have explored
+        their space: a small one, where most of these deals are won.
         """
         if self.engine.won:
             return []
@@ -659,15 +716,17 @@ class _Search:
 
     def _release_tables(self) -> None:
         """Give back the tables of the restarts and of the best-first search."""
-        self.live, self.dead, self.open_seen = {}, set(), set()
+        self.complete = _Restarts()
+        self.fixed_heads = None
+        self.dead, self.open_seen = self.complete.dead, set()
         self.open = None
         self.best_engine = self.best_at = None
-        self.table_bytes = self.live_bytes = 0
+        self.table_bytes = 0
 
     def _take_turns(self) -> list[Action] | None:
         """:meth:`run`'s schedule, until a search wins or proves a loss, or the budget
         (the table's memory included) runs out."""
-        attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = 0
+        attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = in_fixed = 0
         beams_exhausted = False
         while True:
             attempt += 1
@@ -698,14 +757,35 @@ class _Search:
                 if line is not None:
                     return line
                 beams_exhausted = self.positions == before  # nothing new to look at
-            share = (rollout_positions(self.rollout_share, in_restarts, self.restarts_first,
-                                       self.rollouts_late) - in_rollouts)
+            rollouts_due = rollout_positions(self.rollout_share, in_restarts,
+                                             self.restarts_first, self.rollouts_late)
+            share = rollouts_due - in_rollouts
             if share > 0 and not self.rollouts_done:
                 before = self.positions
                 line = self.nested_rollouts(self.positions + share)
                 in_rollouts += self.positions - before
                 if line is not None:
                     return line
+            family = self.fixed_heads
+            while (family is not None and not family.finished
+                   and in_fixed < FIXED_HEADS_SHARE * (self.positions - in_fixed)):
+                # Whole restarts, as the beams: the next turn waits until the share catches up.
+                family.attempts += 1
+                before = self.positions
+                line = self.attempt(family.attempts - 1,
+                                    self.positions + luby(family.attempts) * RESTART_UNIT,
+                                    family)
+                in_fixed += self.positions - before
+                if line:
+                    return line
+                if line == []:  # its space explored: no win where no head leaves column 0
+                    self._finish(family)
+
+    def _finish(self, family: _Restarts) -> None:
+        """Mark ``family``'s space explored and give back its table: it proves nothing."""
+        family.finished = True
+        self.table_bytes -= sum(len(key) + _TABLE_ENTRY_OVERHEAD for key in family.dead)
+        family.dead = set()
 
     def nested_rollouts(self, until: int) -> list[Action] | None:
         """Go on with the nested rollouts (:mod:`core.rollouts`) until ``until`` positions.
@@ -825,18 +905,22 @@ class _Search:
         finally:
             self.engine = start
 
-    def attempt(self, order: int, cap: int) -> list[Action] | None:
-        """One depth-first search in move order ``order``, until ``cap`` positions in all.
+    def attempt(self, order: int, cap: int, family: _Restarts | None = None
+                ) -> list[Action] | None:
+        """One depth-first search of ``family`` (the complete restarts unless given) in move
+        order ``order``, until ``cap`` positions in all.
 
-        Returns the winning line, ``[]`` when the search finished (no win), or
-        None when it reached the cap.
+        Returns the winning line, ``[]`` when the search finished (no win in
+        the family's space), or None when it reached the cap.
         """
-        engine, dead, live = self.engine, self.dead, self.live
+        family = family if family is not None else self.complete
+        fixed_heads = family is not self.complete
+        engine, dead, live = self.engine, family.dead, family.live
         play, key_of = engine.play, self.key
         self.shuffler = random.Random(order)
         live.clear()
-        self.table_bytes -= self.live_bytes  # what the last restart left unproven is forgotten
-        self.live_bytes = 0
+        self.table_bytes -= family.live_bytes  # what its last restart left unproven is forgotten
+        family.live_bytes = 0
         scc_stack: list[bytes] = []
         root = self.key()
         if root in dead:
@@ -844,7 +928,7 @@ class _Search:
         counter = 0
         live[root] = counter
         scc_stack.append(root)
-        frames = [_Frame(self.steps(order), counter)]
+        frames = [_Frame(self.steps(order, fixed_heads), counter)]
         path: list[_Step] = []
         while frames:
             frame = frames[-1]
@@ -855,7 +939,7 @@ class _Search:
                         member = scc_stack.pop()
                         member_index = live.pop(member)
                         dead.add(member)
-                        self.live_bytes -= len(member) + _TABLE_ENTRY_OVERHEAD
+                        family.live_bytes -= len(member) + _TABLE_ENTRY_OVERHEAD
                         if member_index == frame.index:
                             break
                 if frames:
@@ -883,6 +967,7 @@ class _Search:
             live[key] = counter
             scc_stack.append(key)
             self.charge(key)
+            family.live_bytes += len(key) + _TABLE_ENTRY_OVERHEAD
             path.append(action)
             self.positions += 1
             if self.positions >= self.next_check:
@@ -894,7 +979,7 @@ class _Search:
                 line = self.line(path)
                 self._unwind(path)
                 return line
-            steps = self.steps(order)
+            steps = self.steps(order, fixed_heads)
             if not steps and self.open_rows:  # won, maybe, with the open heads arranged
                 exchanges = arrangement_win(engine, self.open_rows)
                 if exchanges is not None:

@@ -33,6 +33,7 @@ from gapgrid.core.search import (
     shorten,
     solve,
 )
+from tests.core.search_spending import count_spending
 
 
 def _start(catalogue: Catalogue, slug: str, number: int,
@@ -257,25 +258,8 @@ def test_the_search_gives_the_restarts_more_once_the_rollouts_are_late(
     get the late share of the restarts' positions, not twice them."""
     late = 10_000
     monkeypatch.setattr("gapgrid.core.search.ROLLOUTS_LATE", late)
-    spent = {"restarts": 0, "rollouts": 0}
-    attempt, rollouts = _Search.attempt, _Search.nested_rollouts
-
-    def counted_attempt(search: _Search, order: int, cap: int) -> list[Action] | None:
-        before = search.positions
-        try:
-            return attempt(search, order, cap)
-        finally:
-            spent["restarts"] += search.positions - before
-
-    def counted_rollouts(search: _Search, until: int) -> list[Action] | None:
-        before = search.positions
-        try:
-            return rollouts(search, until)
-        finally:
-            spent["rollouts"] += search.positions - before
-
-    monkeypatch.setattr(_Search, "attempt", counted_attempt)
-    monkeypatch.setattr(_Search, "nested_rollouts", counted_rollouts)
+    monkeypatch.setattr("gapgrid.core.search.FIXED_HEADS_SHARE", 0)  # the others' schedule
+    spent = count_spending(monkeypatch)
     result = solve(_start(catalogue, "montana", 6, {"redeals": "0"}),
                    Budget(seconds=None, positions=100_000))
     assert result.verdict == "unknown"
