@@ -117,10 +117,13 @@ def machine_memory_mib() -> int | None:
 
 
 def _memory_bytes(ctx: click.Context, param: click.Parameter, mib: int) -> int:
-    """--memory in bytes, refused above this machine's memory: a table that big would
-    swap or be killed before the search could answer."""
+    """--memory in bytes, refused above this machine's memory when given: a table that big
+    would swap or be killed before the search could answer. (The default is not refused on
+    a smaller machine: there it is a cap the search seldom reaches in its budget.)"""
     machine = machine_memory_mib()
-    if machine is not None and mib > machine:
+    given = param.name is not None and ctx.get_parameter_source(param.name) not in (
+        click.core.ParameterSource.DEFAULT, None)
+    if given and machine is not None and mib > machine:
         raise click.BadParameter(f"{mib} MiB is more than this machine's {machine} MiB of "
                                  f"memory")
     return mib << 20

@@ -86,8 +86,8 @@ of the restarts (:func:`rollouts_late`), so a search of a minute or more can pro
 when the table's memory runs out, the rollouts go on until the time or the positions do
 (solver 11 answered ``unknown`` there; until then the two search alike, position for
 position); 13: in single-round games where head macros apply, restarts in which no head
-leaves column 0 get three quarters of the budget until they win or exhaust their space
-(:data:`FIXED_HEADS_SHARE`)."""
+leaves column 0 get three quarters of the budget until they win, exhaust their space or
+fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -221,15 +221,26 @@ class _Restarts:
     """A family of depth-first restarts: its table of the positions it has proven dead, and
     the live positions of its restart under way, with their estimated bytes."""
 
-    __slots__ = ("attempts", "dead", "finished", "live", "live_bytes")
+    __slots__ = ("attempts", "dead", "dead_bytes", "finished", "live", "live_bytes",
+                 "memory")
 
-    def __init__(self) -> None:
+    def __init__(self, memory: int | None = None) -> None:
         self.dead: set[bytes] = set()
         self.live: dict[bytes, int] = {}
         self.live_bytes = 0
+        self.dead_bytes = 0
+        self.memory = memory
+        """The bytes its tables may hold (None: up to the search's whole budget); past them a
+        restart stops and the family is done, as when its space is explored."""
         self.attempts = 0
         self.finished = False
-        """Whether a restart ran to its end: the family's whole space was explored."""
+        """Whether the family is done: a restart ran to its end (its whole space explored),
+        or its tables reached their memory."""
+
+    @property
+    def full(self) -> bool:
+        """Whether its tables hold more than their memory."""
+        return self.memory is not None and self.live_bytes + self.dead_bytes > self.memory
 
 
 class _Frame:
@@ -388,6 +399,12 @@ def late_knee(rules_share: int, first: int, late: int | None) -> int | None:
     return first + (late - FIRST_ROLLOUT_SHARE * first) // rules_share
 
 
+FIXED_HEADS_MEMORY_PART: Final = 2
+"""The fixed-heads restarts' tables may hold at most this part of the search's memory (a
+half): they prove nothing, and the rest must be left to the restarts that prove losses.
+Without it they held nine tenths of a long search's table (88 % of it at 600,000
+positions of single-round Gaps game 3)."""
+
 FIXED_HEADS_SHARE: Final = 3
 """Where the fixed-heads restarts run (:func:`fixed_heads_apply`), their positions for each
 position of all the other searches: three quarters of the budget, until they win or have
@@ -484,8 +501,8 @@ class _Search:
         self.started = time.monotonic()
         self.complete = _Restarts()
         """The restarts over every move: the search that proves losses."""
-        self.fixed_heads = (_Restarts() if self._head_macros and fixed_heads_apply(engine.rules)
-                            else None)
+        self.fixed_heads = (_Restarts(budget.memory // FIXED_HEADS_MEMORY_PART)
+                            if self._head_macros and fixed_heads_apply(engine.rules) else None)
         """The restarts in which no head leaves column 0 (:meth:`steps`), where they run: a
         smaller space, searched for wins only. Their dead positions are theirs alone."""
         self.dead = self.complete.dead
@@ -778,14 +795,15 @@ class _Search:
                 in_fixed += self.positions - before
                 if line:
                     return line
-                if line == []:  # its space explored: no win where no head leaves column 0
-                    self._finish(family)
+                if line == [] or family.full:  # no win where no head leaves column 0, or
+                    self._finish(family)        # its tables reached their part of the memory
 
     def _finish(self, family: _Restarts) -> None:
-        """Mark ``family``'s space explored and give back its table: it proves nothing."""
+        """Mark ``family`` done and give back its tables: what they hold proves nothing."""
         family.finished = True
-        self.table_bytes -= sum(len(key) + _TABLE_ENTRY_OVERHEAD for key in family.dead)
-        family.dead = set()
+        self.table_bytes -= family.dead_bytes + family.live_bytes
+        family.dead, family.live = set(), {}
+        family.dead_bytes = family.live_bytes = 0
 
     def nested_rollouts(self, until: int) -> list[Action] | None:
         """Go on with the nested rollouts (:mod:`core.rollouts`) until ``until`` positions.
@@ -939,7 +957,9 @@ class _Search:
                         member = scc_stack.pop()
                         member_index = live.pop(member)
                         dead.add(member)
-                        family.live_bytes -= len(member) + _TABLE_ENTRY_OVERHEAD
+                        size = len(member) + _TABLE_ENTRY_OVERHEAD
+                        family.live_bytes -= size
+                        family.dead_bytes += size
                         if member_index == frame.index:
                             break
                 if frames:
@@ -969,6 +989,9 @@ class _Search:
             self.charge(key)
             family.live_bytes += len(key) + _TABLE_ENTRY_OVERHEAD
             path.append(action)
+            if family.full:  # only the fixed-heads restarts have a memory of their own
+                self._unwind(path)
+                return None
             self.positions += 1
             if self.positions >= self.next_check:
                 self.check_budget()

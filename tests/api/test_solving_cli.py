@@ -134,6 +134,18 @@ def test_the_memory_is_refused_below_a_mib_and_beyond_the_machine(command: str) 
     assert "more than this machine's" in err
 
 
+def test_the_default_memory_is_not_refused_on_a_smaller_machine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine with less memory than the default 1,024 MiB, solve runs with the
+    default (only a --memory given is checked against the machine)."""
+    monkeypatch.setattr("gapgrid.api.cli_solving.machine_memory_mib", lambda: 512)
+    variant, number, options = WON_QUICKLY
+    code, out, err = run("solve", variant, number, *options, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "won", err
+    code, _, err = run("solve", variant, number, *options, "--memory", "513")
+    assert code == 2 and "machine's 512 MiB" in err
+
+
 def test_a_full_table_is_said_and_the_search_runs_to_its_budget() -> None:
     """A one-MiB table fills within a fraction of a second on single-round Montana game 3
     (solver 11 stopped there); the rollouts go on to the end of the budget, and the answer

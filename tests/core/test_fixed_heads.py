@@ -16,6 +16,7 @@ from gapgrid.core.search import (
     RESTART_UNIT,
     Budget,
     _Search,
+    _Stop,
     fixed_heads_apply,
     luby,
     solve,
@@ -101,3 +102,20 @@ def test_they_get_three_quarters_of_a_long_search(catalogue: Catalogue,
     assert spent["restarts"] > 0 and others > spent["restarts"]  # beams, rollouts too
     assert FIXED_HEADS_SHARE == 3
     assert 0.6 * total < spent["fixed"] < 0.9 * total
+
+
+def test_their_tables_hold_at_most_half_the_memory(catalogue: Catalogue) -> None:
+    """Single-round Gaps game 3 with a 16 MiB table: the fixed-heads restarts fill their
+    half, stop and give it back, and the search goes on to its positions, the complete
+    restarts' table intact. (Without the half they took nearly all of it and the search
+    stopped on memory: no loss could have been proven.)"""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                     Budget(seconds=None, positions=300_000, memory=16 << 20), None,
+                     reductions_for(rules))
+    with pytest.raises(_Stop) as stopped:
+        search._take_turns()
+    family = search.fixed_heads
+    assert stopped.value.what == "positions" and family is not None and family.finished
+    assert not family.dead and family.dead_bytes == family.live_bytes == 0
+    assert search.complete.dead and search.table_bytes <= 16 << 20
