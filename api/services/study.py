@@ -200,11 +200,12 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
     command wrote.
     """
     with path.open("rb") as handle:
-        yield from _rows_of(handle, path)
+        yield from rows_of(handle, path)
 
 
-def _rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
-    """:func:`iter_rows` on an open file, read from its start."""
+def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
+    """:func:`iter_rows` on an open file (``path`` names it in errors), read from its start:
+    a caller that reads a file twice reads the same file, even if a study replaces it."""
     header = handle.readline()
     if not header.endswith(b"\n"):  # interrupted before the header was whole
         return
@@ -236,10 +237,10 @@ def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
     with path.open("rb") as handle:
         latest: dict[tuple[str, str, int], int] = {}
         end = 0
-        for offset, row in _rows_of(handle, path):
+        for offset, row in rows_of(handle, path):
             latest[row.key] = end = offset
         handle.seek(0)
-        for offset, row in _rows_of(handle, path):
+        for offset, row in rows_of(handle, path):
             if offset > end:
                 break
             if latest.get(row.key) == offset:
@@ -400,6 +401,8 @@ class Summary:
     """The study's budget: the smallest its rows were solved under."""
 
     solver_version: str
+    """The solver version of the rows; of a merged study, each of its versions, ``3, 11``."""
+
     first_deal: int
     last_deal: int
     retries: tuple[tuple[str, int], ...] = ()
@@ -499,15 +502,27 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
         settings = row.settings
         budgets[group][settings] = budgets[group].get(settings, 0) + 1
     summaries = []
-    for group, row in first.items():
+    for group in first:
         by_size = sorted(budgets[group], key=budget_order)
         base = by_size[0]
+        # Studies merged from several solvers (``gapgrid.api.study_merge``) hold one budget
+        # under several versions: the deals count under the budget, the versions are listed.
+        retries: dict[str, int] = {}
+        for each in by_size[1:]:
+            if each.budget_text() != base.budget_text():
+                retries[each.budget_text()] = retries.get(each.budget_text(), 0) + budgets[
+                    group][each]
+        versions = sorted({each.solver_version for each in budgets[group]}, key=_version_order)
         summaries.append(Summary(
             variant=group[0], options=group[1], won=counts[group]["won"],
             lost=counts[group]["lost"], unknown=counts[group]["unknown"],
             median_seconds=(statistics.median(seconds[group]) if seconds[group] else None),
             budget_seconds=base.budget_seconds, budget_positions=base.budget_positions,
-            solver_version=row.solver_version, first_deal=numbers[group][0],
-            last_deal=numbers[group][1],
-            retries=tuple((each.budget_text(), budgets[group][each]) for each in by_size[1:])))
+            solver_version=", ".join(versions), first_deal=numbers[group][0],
+            last_deal=numbers[group][1], retries=tuple(retries.items())))
     return summaries
+
+
+def _version_order(version: str) -> tuple[int, str]:
+    """Solver versions in numeric order (``"3"`` before ``"11"``), any other text after."""
+    return (int(version), "") if version.isdigit() else (1 << 30, version)

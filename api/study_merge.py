@@ -1,0 +1,157 @@
+"""Merge studies of the same deals: ``python -m gapgrid.api.study_merge OUT.csv IN.csv ...``.
+
+Every verdict a study records is sound, whatever the solver version or
+budget: a won row carries a line anyone can replay, a lost row comes from a
+search that explored the whole space. So the studies of one variant by
+several solvers, or at several budgets, together decide every deal any of
+them decided. The merged file holds, for each deal (variant, options, game
+number) in any input, one row copied as it is from an input (its solver
+version and budget with it, so it replays as before):
+
+* a decided row (won or lost) over an unknown one; of several decided rows,
+  the one of the first input given that has one;
+* of unknown rows only, the one with the largest budget (the first input's
+  of equals).
+
+Two inputs that disagree (a deal won in one and lost in the other) mean a
+solver is wrong: nothing is written, and the command fails naming the deal
+and the files. The output is sorted like a study file and replaces ``OUT``
+atomically, so it may be one of the inputs. Memory: a few numbers per deal
+and input; the rows themselves are copied from the files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import BinaryIO
+
+import attrs
+import click
+
+from gapgrid.api.services.study import (
+    HEADER_LINE,
+    StudyFileError,
+    budget_order,
+    rows_of,
+)
+
+DealKey = tuple[str, str, int]
+
+
+@attrs.frozen
+class _Place:
+    """Where a deal's latest row lies in one input, and what it says."""
+
+    source: int
+    """The input's index in the order given."""
+
+    start: int
+    length: int
+    decided: bool
+    verdict: str
+    budget: tuple[float, float]
+
+
+class StudiesDisagree(ValueError):
+    """Two studies give one deal opposite verdicts."""
+
+
+class OutputError(ValueError):
+    """The merged file could not be written."""
+
+
+def latest_places(handle: BinaryIO, path: Path, source: int) -> dict[DealKey, _Place]:
+    """The place of each deal's latest row in the study file ``handle`` (at ``path``)."""
+    places: dict[DealKey, _Place] = {}
+    start = len(HEADER_LINE.encode())
+    for end, row in rows_of(handle, path):
+        places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
+                                 row.verdict, budget_order(row.settings))
+        start = end
+    return places
+
+
+def better(kept: _Place, other: _Place, paths: Sequence[Path], key: DealKey) -> _Place:
+    """Of two rows of one deal, the one the merge keeps (``kept`` is from an earlier input)."""
+    if kept.decided and other.decided:
+        if kept.verdict != other.verdict:
+            variant, options, number = key
+            label = f"{variant} ({options})" if options else variant
+            raise StudiesDisagree(
+                f"{label} game {number} is {kept.verdict} in {paths[kept.source]} and "
+                f"{other.verdict} in {paths[other.source]}: one of the solvers is wrong")
+        return kept
+    if kept.decided != other.decided:
+        return kept if kept.decided else other
+    return other if other.budget > kept.budget else kept
+
+
+def merge(out: Path, paths: Sequence[Path]) -> int:
+    """Write the merge of the study files ``paths`` to ``out``; return its number of deals.
+
+    Each input is opened once and read twice through the same handle (where its rows are,
+    then the rows chosen), so a study that replaces an input meanwhile changes nothing read.
+    """
+    with ExitStack() as stack:
+        try:
+            sources = [stack.enter_context(path.open("rb")) for path in paths]
+        except OSError as error:
+            raise StudyFileError(f"cannot read {error.filename}: "
+                                 f"{error.strerror or error}") from None
+        chosen: dict[DealKey, _Place] = {}
+        for source, (handle, path) in enumerate(zip(sources, paths, strict=True)):
+            for key, place in latest_places(handle, path, source).items():
+                kept = chosen.get(key)
+                chosen[key] = place if kept is None else better(kept, place, paths, key)
+        _write(out, sources, chosen)
+    return len(chosen)
+
+
+def _write(out: Path, sources: Sequence[BinaryIO], chosen: dict[DealKey, _Place]) -> None:
+    """Write the ``chosen`` rows, copied from ``sources``, sorted by deal, to ``out``: a
+    temporary file that replaces ``out`` once whole."""
+    try:
+        descriptor, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.",
+                                                 suffix=".tmp")
+    except OSError as error:
+        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as written:
+            written.write(HEADER_LINE.encode())
+            for key in sorted(chosen):
+                place = chosen[key]
+                sources[place.source].seek(place.start)
+                written.write(sources[place.source].read(place.length))
+            written.flush()
+            os.fsync(written.fileno())
+        os.replace(temporary, out)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@click.command()
+@click.argument("out", metavar="OUT.csv", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("inputs", metavar="IN.csv...", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def main(out: Path, inputs: Sequence[Path]) -> None:
+    """Merge the study files IN.csv... into OUT.csv: for each deal, a decided row of the first
+    input that has one, else the unknown row with the largest budget."""
+    try:
+        deals = merge(out, list(inputs))
+    except StudyFileError as error:
+        raise click.BadParameter(str(error), param_hint="IN.csv") from None
+    except (StudiesDisagree, OutputError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{out}: {deals} deals from {len(inputs)} studies")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""``python -m gapgrid.api.study_merge``: studies of the same deals by several solvers as one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gapgrid.api import study_merge
+from gapgrid.api.services.study import HEADER_LINE, StudyRow, iter_latest_rows, summarise
+
+
+def _row(number: int, verdict: str, version: str, budget: float = 10.0,
+         variant: str = "montana", options: str = "redeals=0") -> StudyRow:
+    won = verdict == "won"
+    return StudyRow(variant=variant, options=options, game_number=number, verdict=verdict,
+                    line_length=2 if won else 0, positions=100, seconds=1.0,
+                    stopped_by="" if verdict != "unknown" else "seconds",
+                    solver_version=version, budget_seconds=budget, budget_positions=None,
+                    line="1-2 3-4" if won else "")
+
+
+def _study(path: Path, *rows: StudyRow) -> Path:
+    path.write_text(HEADER_LINE + "".join(row.csv_line() for row in rows))
+    return path
+
+
+def _merge(*arguments: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(study_merge.main, [str(argument) for argument in arguments])
+    return result.exit_code, result.output
+
+
+def test_each_deal_keeps_a_decided_row_else_the_largest_budget(tmp_path: Path) -> None:
+    """Deal 1 is unknown in the first study and won in the second: the won row; deal 2 won
+    in both: the first study's; deal 3 unknown in both: the second's 60 s retry; deal 4 lost in the
+    first only; deal 5 only in the second. Rows are copied whole, sorted by deal."""
+    first = _study(tmp_path / "a.csv", _row(1, "unknown", "11"), _row(2, "won", "11"),
+                   _row(3, "unknown", "11"), _row(4, "lost", "11"))
+    second = _study(tmp_path / "b.csv", _row(5, "won", "13"), _row(1, "won", "13"),
+                    _row(2, "won", "13"), _row(3, "unknown", "13", 60.0),
+                    _row(4, "unknown", "13"))
+    out = tmp_path / "merged.csv"
+    code, output = _merge(out, first, second)
+    assert code == 0 and "5 deals from 2 studies" in output
+    rows = list(iter_latest_rows(out))
+    assert [(row.game_number, row.verdict, row.solver_version, row.budget_seconds)
+            for row in rows] == [(1, "won", "13", 10.0), (2, "won", "11", 10.0),
+                                 (3, "unknown", "13", 60.0), (4, "lost", "11", 10.0),
+                                 (5, "won", "13", 10.0)]
+    assert rows[0].line == "1-2 3-4"
+    (summary,) = summarise(rows)
+    assert (summary.won, summary.lost, summary.unknown) == (3, 1, 1)
+    # The summary names both solvers and counts 10 s rows as one budget, whichever wrote them.
+    assert summary.solver_version == "11, 13"
+    assert summary.budget_text() == "10 s (60 s for 1 deal)"
+
+
+def test_a_deal_won_in_one_study_and_lost_in_another_writes_nothing(tmp_path: Path) -> None:
+    """Opposite verdicts mean a solver is wrong: the command fails naming the deal and both
+    files, and leaves OUT as it was."""
+    first = _study(tmp_path / "a.csv", _row(7, "won", "11"))
+    second = _study(tmp_path / "b.csv", _row(7, "lost", "13"))
+    out = tmp_path / "merged.csv"
+    out.write_text("before")
+    code, output = _merge(out, first, second)
+    assert code == 1 and "game 7 is won in" in output and "lost in" in output
+    assert str(second) in output and out.read_text() == "before"
+    assert not [path for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+
+
+def test_other_variants_and_options_are_other_deals(tmp_path: Path) -> None:
+    """Game 1 of Line Up and of single-round Montana are two deals; OUT may be an input."""
+    first = _study(tmp_path / "a.csv", _row(1, "won", "13"))
+    second = _study(tmp_path / "b.csv", _row(1, "lost", "13", variant="line-up", options=""))
+    code, _ = _merge(first, first, second)
+    assert code == 0
+    assert [(row.variant, row.verdict) for row in iter_latest_rows(first)] == [
+        ("line-up", "lost"), ("montana", "won")]
+
+
+def test_a_file_that_is_not_a_study_is_a_usage_error(tmp_path: Path) -> None:
+    """A CSV of something else is refused by name (exit 2), and nothing is written."""
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    out = tmp_path / "merged.csv"
+    code, output = _merge(out, other)
+    assert code == 2 and "not a gapgrid study file" in output and not out.exists()
+    code, output = _merge(tmp_path / "missing" / "merged.csv",
+                          _study(tmp_path / "a.csv", _row(1, "won", "13")))
+    assert code == 1 and "cannot write" in output
+
+
+def test_an_input_replaced_while_it_is_read_is_read_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study that sorts and replaces its file between the merge's two reads of it (where
+    its rows are, then the rows) changes nothing: the rows copied are the file first read."""
+    path = _study(tmp_path / "a.csv", _row(5, "won", "13"), _row(1, "lost", "13"))
+    replacement = _study(tmp_path / "new.csv", _row(1, "unknown", "13", 60.0),
+                         _row(2, "unknown", "13"), _row(5, "won", "13"))
+    read_places = study_merge.latest_places
+
+    def replaced_after_reading(*arguments: Any) -> Any:
+        places = read_places(*arguments)
+        os.replace(replacement, path)
+        return places
+
+    monkeypatch.setattr(study_merge, "latest_places", replaced_after_reading)
+    out = tmp_path / "merged.csv"
+    code, output = _merge(out, path)
+    assert code == 0, output
+    assert [(row.game_number, row.verdict) for row in iter_latest_rows(out)] == [
+        (1, "lost"), (5, "won")]
