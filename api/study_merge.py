@@ -16,8 +16,9 @@ version and budget with it, so it replays as before):
 Two inputs that disagree (a deal won in one and lost in the other) mean a
 solver is wrong: nothing is written, and the command fails naming the deal
 and the files. The output is sorted like a study file and replaces ``OUT``
-atomically, so it may be one of the inputs. Memory: a few numbers per deal
-and input; the rows themselves are copied from the files.
+atomically, so it may be one of the inputs. Memory: the rows themselves are
+copied from the files; each deal of each input costs its key and place, about
+600 bytes (two inputs of 300,000 deals, 287 MB each: 372 MB peak, 7 s).
 """
 
 from __future__ import annotations
