@@ -505,8 +505,6 @@ class _Search:
                             if self._head_macros and fixed_heads_apply(engine.rules) else None)
         """The restarts in which no head leaves column 0 (:meth:`steps`), where they run: a
         smaller space, searched for wins only. Their dead positions are theirs alone."""
-        self.dead = self.complete.dead
-        """The positions proven dead, which every search but the fixed-heads restarts skips."""
         self.table_bytes = 0
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
@@ -735,7 +733,7 @@ class _Search:
         """Give back the tables of the restarts and of the best-first search."""
         self.complete = _Restarts()
         self.fixed_heads = None
-        self.dead, self.open_seen = self.complete.dead, set()
+        self.open_seen = set()
         self.open = None
         self.best_engine = self.best_at = None
         self.table_bytes = 0
@@ -852,7 +850,7 @@ class _Search:
             root = _Node(None, None, start)
             self.open = [(0, 0, root)]
             self.open_seen.add(self.key())
-        heap, seen, dead = self.open, self.open_seen, self.dead
+        heap, seen, dead = self.open, self.open_seen, self.complete.dead
         evaluate, move_cost = self.evaluate, self.move_cost
         try:
             while heap:
@@ -907,7 +905,7 @@ class _Search:
                     for action in self.children(0):
                         self.do(action)
                         key = self.key()
-                        if key not in seen and key not in self.dead:
+                        if key not in seen and key not in self.complete.dead:
                             seen.add(key)
                             self.positions += 1
                             if self.positions >= self.next_check:
