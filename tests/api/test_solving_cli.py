@@ -144,6 +144,11 @@ def test_the_default_memory_is_not_refused_on_a_smaller_machine(
     assert code == 0 and json.loads(out)["verdict"] == "won", err
     code, _, err = run("solve", variant, number, *options, "--memory", "513")
     assert code == 2 and "machine's 512 MiB" in err
+    # Three quarters of it at most: the process holds more than its tables' estimate.
+    code, _, err = run("solve", variant, number, *options, "--memory", "385")
+    assert code == 2 and "three quarters" in err
+    code, _, err = run("solve", variant, number, *options, "--memory", "384")
+    assert code == 0, err
 
 
 def test_a_full_table_is_said_and_the_search_runs_to_its_budget() -> None:
