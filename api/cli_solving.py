@@ -18,7 +18,6 @@ nothing of it reaches a pipe or a log.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from gapgrid.api.cli_support import (
     option_flag,
     parse_option_pairs,
 )
+from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.core.search import DEFAULT_MEMORY, Progress
@@ -103,33 +103,15 @@ budget_flag = click.option(
     help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
 
 
-MIN_MEMORY_MIB: Final = 1
-"""The smallest table --memory allows. A table that small fills within a few thousand
-positions, and the rollouts then search alone, which is still a search."""
-
-
-def machine_memory_mib() -> int | None:
-    """This machine's physical memory in MiB, or None where the system does not tell."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _memory_bytes(ctx: click.Context, param: click.Parameter, mib: int) -> int:
-    """--memory in bytes, refused above three quarters of this machine's memory when given:
-    the process holds about a sixth more than its tables' estimate (a 200 MiB cap, 234 MiB
-    resident), and a bigger table would swap or be killed before the search could answer.
-    (The default is not refused on a smaller machine: there it is a cap the search seldom
-    reaches in its budget.)"""
-    machine = machine_memory_mib()
+    """--memory in bytes, refused when given above three quarters of the memory this
+    process may use (:func:`gapgrid.api.machine_memory.check_memory`). The default is
+    not refused on a smaller machine: there it is a cap the search seldom reaches in
+    its budget."""
     given = param.name is not None and ctx.get_parameter_source(param.name) not in (
         click.core.ParameterSource.DEFAULT, None)
-    if given and machine is not None and mib > machine * 3 // 4:
-        raise click.BadParameter(f"{mib} MiB is more than this machine's {machine} MiB of "
-                                 f"memory can give the tables: at most three quarters of it, "
-                                 f"{machine * 3 // 4} MiB (the search needs some more than "
-                                 f"its tables, and the system the rest)")
+    if given:
+        check_memory(mib)
     return mib << 20
 
 

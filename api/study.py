@@ -1,11 +1,11 @@
 """``gapgrid study``: how often a game can be won, deal by deal, on one machine or a Dask cluster.
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
-[--budget SECONDS] [--max-positions P] [--workers W | --dask ADDRESS] [--out FILE.csv]
-[--resume | --retry-unknown]`` solves PySolFC game numbers K .. K+N-1 with the solver
-(:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
-as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
-handling and the statistics). When the study ends, or is stopped (Ctrl-C or
+[--budget SECONDS] [--max-positions P] [--memory MIB] [--workers W | --dask ADDRESS]
+[--out FILE.csv] [--resume | --retry-unknown]`` solves PySolFC game numbers
+K .. K+N-1 with the solver (:func:`gapgrid.core.search.solve`) and appends one
+CSV row per deal as soon as it is decided (:mod:`gapgrid.api.services.study`
+has the rows, the file handling and the statistics). When the study ends, or is stopped (Ctrl-C or
 SIGTERM: :mod:`gapgrid.api.study_stop`), the file is sorted by deal, so it is
 the same whatever ran it, and a summary is printed: won, lost, unknown, the
 winnable share with its 95 % Wilson interval, and the bounds that counting
@@ -18,7 +18,9 @@ The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
 (``--dask ADDRESS``; ``pip install 'gapgrid[study]'``). Each deal is one task,
 :func:`solve_deal`, and only a few tasks are in flight at a time, so memory
-stays bounded however many deals a study has.
+stays bounded however many deals a study has; each search's tables hold at
+most ``--memory`` MiB (1 GiB by default), and on this machine the workers'
+tables together at most three quarters of its memory.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import click
 
 from gapgrid import plugins
 from gapgrid.api.cli_support import load_catalogue, option_flag, parse_option_pairs
+from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.study import (
@@ -59,7 +62,7 @@ from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
-from gapgrid.core.search import SOLVER_VERSION, Budget, line_text, solve
+from gapgrid.core.search import DEFAULT_MEMORY, SOLVER_VERSION, Budget, line_text, solve
 
 MAX_BUDGET_SECONDS: Final = 3600.0
 """The largest ``--budget``: an hour per deal. More is almost surely a slip (minutes or
@@ -82,6 +85,8 @@ class DealTask:
     game_number: int
     budget_seconds: float
     budget_positions: int | None
+    memory: int = DEFAULT_MEMORY
+    """The bytes the search's tables may hold (``--memory``)."""
 
 
 @functools.cache
@@ -94,7 +99,8 @@ def solve_deal(task: DealTask) -> StudyRow:
     """Solve one deal; run by a worker (a process of the pool or a Dask worker)."""
     rules = _worker_catalogue().rules(task.variant, dict(task.options))
     state = new_game(rules, DealNumber(task.game_number))
-    result = solve(state, Budget(seconds=task.budget_seconds, positions=task.budget_positions))
+    result = solve(state, Budget(seconds=task.budget_seconds, positions=task.budget_positions,
+                                 memory=task.memory))
     return StudyRow(
         variant=task.variant, options=options_text(dict(task.options)),
         game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),
@@ -289,6 +295,11 @@ def _progress_bar(total: int, initial: int) -> Any:
                    "verdicts on any machine.")
 @click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
               help="Processes solving deals on this machine.")
+@click.option("--memory", "memory_mib", type=click.IntRange(min=MIN_MEMORY_MIB),
+              default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",
+              help="Each deal's search tables may hold this many MiB (an estimate; the "
+                   "process needs some more). Once they are full the deal can still be won, "
+                   "not proven lost; its row says it stopped by memory.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -304,7 +315,7 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
-          dask_address: str | None, out: Path | None, resume: bool,
+          memory_mib: int, dask_address: str | None, out: Path | None, resume: bool,
           retry_unknown: bool) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
     game can be won.
@@ -334,6 +345,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if dask_address is not None and workers != 1:
         raise click.UsageError("--workers and --dask exclude each other: the cluster's "
                                "workers solve the deals")
+    if dask_address is None and ctx.get_parameter_source("memory_mib") not in (
+            click.core.ParameterSource.DEFAULT, None):
+        check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
     if resume and retry_unknown:
         raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
                                "solves the deals a study has not reached, --retry-unknown "
@@ -359,7 +373,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
         else:
             chosen = None
-        _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
+        _study_retry(ctx, path, settings, slugs, option_pairs, chosen, memory_mib << 20,
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     total = len(slugs) * deals
@@ -376,7 +390,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                            f"done", err=True)
             # A generator, not a list: a study of a million deals queues a handful at a time.
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
-                              budget_seconds=budget, budget_positions=max_positions)
+                              budget_seconds=budget, budget_positions=max_positions,
+                              memory=memory_mib << 20)
                      for slug in slugs for number in numbers
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
@@ -439,10 +454,11 @@ def _budgets_text(budgets: Iterable[StudySettings]) -> str:
 
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
                  option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
-                 runner_for: Callable[[ExitStack], Runner]) -> None:
+                 memory: int, runner_for: Callable[[ExitStack], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
-    only, when given), appending their new rows."""
+    only, when given), appending their new rows; each search's tables hold ``memory``
+    bytes at most."""
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
@@ -470,7 +486,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                    f"{_budgets_text(unknown[key] for key in retry)})", err=True)
         tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
                           budget_seconds=settings.budget_seconds,
-                          budget_positions=settings.budget_positions)
+                          budget_positions=settings.budget_positions, memory=memory)
                  for variant, _, number in retry)
         with ExitStack() as stack:
             runner = runner_for(stack)

@@ -752,3 +752,34 @@ def test_sigterm_stops_the_workers_of_a_pool_too(tmp_path: Path, whole_group: bo
     code, stdout, stderr, seconds = _study_then_signal(out, *LONG_STUDY, "--workers", "2",
                                                        whole_group=whole_group)
     _check_stopped(out, code, stdout, stderr, seconds)
+
+
+def test_memory_caps_each_deals_tables(tmp_path: Path) -> None:
+    """--memory reaches each deal's search: single-round Gaps game 3, undecided within
+    20,000 positions, stops by memory with a 1 MiB table and by positions with the default."""
+    deal = ["montana", "--option", "redeals=0", "--deals", "1", "--first-deal", "3",
+            "--budget", "60", "--max-positions", "20000"]
+    stopped = {}
+    for memory in ("1", "1024"):
+        out = tmp_path / f"memory-{memory}.csv"
+        result = run("study", *deal, "--memory", memory, "--out", out)
+        assert result.exit_code == 0, result.output
+        (row,) = rows_of(out)
+        assert row["verdict"] == "unknown"
+        stopped[memory] = row["stopped_by"]
+    assert stopped == {"1": "memory", "1024": "positions"}
+
+
+def test_the_workers_tables_together_must_fit_the_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a 512 MiB machine two workers of 200 MiB tables are refused (three quarters of it
+    at most, 384 MiB in all), naming both numbers; one worker of 200 MiB is not."""
+    monkeypatch.setattr("gapgrid.api.machine_memory.machine_memory_mib", lambda: 512)
+    out = tmp_path / "x.csv"
+    result = run("study", *STUDY, "--workers", "2", "--memory", "200", "--out", out)
+    assert result.exit_code == 2, result.output
+    assert "2 workers' 200 MiB each (400 MiB)" in result.stderr
+    assert "384 MiB" in result.stderr and "--memory" in result.stderr
+    assert not out.exists()
+    result = run("study", *STUDY, "--memory", "200", "--out", out)
+    assert result.exit_code == 0, result.output
