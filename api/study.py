@@ -2,17 +2,19 @@
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
 [--budget SECONDS] [--max-positions P] [--memory MIB] [--workers W | --dask ADDRESS]
-[--out FILE.csv] [--resume | --retry-unknown]`` solves PySolFC game numbers
-K .. K+N-1 with the solver (:func:`gapgrid.core.search.solve`) and appends one
-CSV row per deal as soon as it is decided (:mod:`gapgrid.api.services.study`
-has the rows, the file handling and the statistics). When the study ends, or is stopped (Ctrl-C or
+[--out FILE.csv] [--resume | --retry-unknown [--skip-decided-in FILE]]``
+solves PySolFC game numbers K .. K+N-1 with the solver
+(:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
+as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
+handling and the statistics). When the study ends, or is stopped (Ctrl-C or
 SIGTERM: :mod:`gapgrid.api.study_stop`), the file is sorted by deal, so it is
 the same whatever ran it, and a summary is printed: won, lost, unknown, the
 winnable share with its 95 % Wilson interval, and the bounds that counting
 every unknown as lost or as won gives.
 ``--retry-unknown`` escalates a study already run: the deals whose row is
 unknown at a smaller budget are solved again at the one given, and each new
-row, appended like any other, replaces the old one when the file is sorted.
+row, appended like any other, replaces the old one when the file is sorted;
+``--skip-decided-in`` leaves out the deals other study files have decided.
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -30,7 +32,7 @@ import functools
 import multiprocessing
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -312,11 +314,15 @@ def _progress_bar(total: int, initial: int) -> Any:
                    "smaller one: all of them, those from --first-deal K on, or with --deals "
                    "N those of K..K+N-1. Each new row replaces the old one. Run again after "
                    "an interruption.")
+@click.option("--skip-decided-in", "decided_in", multiple=True, metavar="FILE.csv",
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="With --retry-unknown: leave out the deals another study file (of any "
+                   "solver or budget, e.g. the studies merged) has decided (repeatable).")
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
           memory_mib: int, dask_address: str | None, out: Path | None, resume: bool,
-          retry_unknown: bool) -> None:
+          retry_unknown: bool, decided_in: Sequence[Path]) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
     game can be won.
 
@@ -348,6 +354,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if dask_address is None and ctx.get_parameter_source("memory_mib") not in (
             click.core.ParameterSource.DEFAULT, None):
         check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
+    if decided_in and not retry_unknown:
+        raise click.UsageError("--skip-decided-in goes with --retry-unknown: it leaves out of "
+                               "a retry the deals other studies have decided")
     if resume and retry_unknown:
         raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
                                "solves the deals a study has not reached, --retry-unknown "
@@ -374,6 +383,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         else:
             chosen = None
         _study_retry(ctx, path, settings, slugs, option_pairs, chosen, memory_mib << 20,
+                     _decided_in(decided_in),
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     total = len(slugs) * deals
@@ -452,12 +462,31 @@ def _budgets_text(budgets: Iterable[StudySettings]) -> str:
     return "; ".join(each.budget_text() for each in sorted(set(budgets), key=budget_order))
 
 
+def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
+    """The deals the study files ``paths`` decided (their latest row won or lost), each with
+    the first file that did; a usage error for a file that cannot be read as a study."""
+    decided: dict[tuple[str, str, int], Path] = {}
+    for path in paths:
+        try:
+            found = read_study_file(path)
+        except (StudyFileError, OSError) as error:
+            reason = (str(error) if isinstance(error, StudyFileError)
+                      else f"cannot read {path}: {error.strerror or error}")
+            raise click.BadParameter(reason, param_hint="--skip-decided-in") from None
+        for key in found.done:
+            if key not in found.unknown:
+                decided.setdefault(key, path)
+    return decided
+
+
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
                  option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
-                 memory: int, runner_for: Callable[[ExitStack], Runner]) -> None:
+                 memory: int, decided: Mapping[tuple[str, str, int], Path],
+                 runner_for: Callable[[ExitStack], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
-    only, when given), appending their new rows; each search's tables hold ``memory``
+    only, when given) and that are not in ``decided`` (deals other studies decided, with
+    the file that did), appending their new rows; each search's tables hold ``memory``
     bytes at most."""
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
@@ -468,7 +497,13 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         unknown = {key: before for key, before in found.unknown.items()
                    if key[0] in chosen and key[1] == settings.options
                    and (numbers is None or key[2] in numbers)}
+        skipped = {key for key in unknown if key in decided}
+        unknown = {key: before for key, before in unknown.items() if key not in skipped}
         retry = sorted(key for key, before in unknown.items() if settings.exceeds(before))
+        if skipped:
+            files = sorted({str(decided[key]) for key in skipped})
+            click.echo(f"gapgrid: {len(skipped)} unknown deals of {path} are decided in "
+                       f"{', '.join(files)}: left out", err=True)
         same = [key for key, before in unknown.items() if before == settings]
         if not retry and len(same) < len(unknown):
             beyond = [before for before in unknown.values() if before != settings]

@@ -450,6 +450,42 @@ def test_retry_unknown_keeps_to_the_deals_asked_for(
     assert solved == [unknown[-1]]
 
 
+def test_retry_unknown_leaves_out_deals_another_study_decided(
+        larger_reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--skip-decided-in FILE: of the deals left unknown, only those FILE has not decided
+    are retried, and the command says how many it left out and why."""
+    out = small_study(tmp_path / "s.csv")
+    unknown = unknown_numbers(out)
+    still_unknown = unknown_numbers(larger_reference)
+    decided_there = [number for number in unknown if number not in still_unknown]
+    assert decided_there and set(unknown) - set(decided_there)  # the test needs both kinds
+    solved = count_solved(monkeypatch)
+    result = run("study", "line-up", "--budget", "120", "--max-positions", "5000",
+                 "--retry-unknown", "--skip-decided-in", larger_reference, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert sorted(solved) == sorted(set(unknown) - set(decided_there))
+    assert (f"{len(decided_there)} unknown deals of {out} are decided in {larger_reference}: "
+            f"left out") in result.stderr
+
+
+def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
+    """--skip-decided-in without --retry-unknown, or naming a file that is not a study:
+    exit 2 with the reason, the study file untouched."""
+    out = small_study(tmp_path / "u.csv")
+    before = out.read_bytes()
+    (tmp_path / "notes.csv").write_text("just some notes\n")
+    for args, words in [
+        (["--skip-decided-in", str(out)], "goes with --retry-unknown"),
+        (["--retry-unknown", "--skip-decided-in", str(tmp_path / "none.csv")], "cannot read"),
+        (["--retry-unknown", "--skip-decided-in", str(tmp_path / "notes.csv")],
+         "is not a gapgrid study file"),
+    ]:
+        result = run("study", "line-up", "--budget", "120", *args, "--out", out)
+        assert result.exit_code == 2, result.output
+        assert words in result.stderr, result.stderr
+    assert out.read_bytes() == before
+
+
 def test_retry_unknown_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     """No file, a file of other options, a budget not larger than the unknown deals' (fewer
     positions; the same seconds and positions given with --resume too): exit 2 with the
