@@ -301,7 +301,9 @@ def _progress_bar(total: int, initial: int) -> Any:
               default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",
               help="Each deal's search tables may hold this many MiB (an estimate; the "
                    "process needs some more). Once they are full the deal can still be won, "
-                   "not proven lost; its row says it stopped by memory.")
+                   "not proven lost; its row says it stopped by memory. Rows do not record "
+                   "the cap: given with --retry-unknown, the deals whose tables filled are "
+                   "retried at the same budget too.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -351,8 +353,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if dask_address is not None and workers != 1:
         raise click.UsageError("--workers and --dask exclude each other: the cluster's "
                                "workers solve the deals")
-    if dask_address is None and ctx.get_parameter_source("memory_mib") not in (
-            click.core.ParameterSource.DEFAULT, None):
+    memory_given = ctx.get_parameter_source("memory_mib") not in (
+        click.core.ParameterSource.DEFAULT, None)
+    if memory_given and dask_address is None:
         check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
     if decided_in and not retry_unknown:
         raise click.UsageError("--skip-decided-in goes with --retry-unknown: it leaves out of "
@@ -382,8 +385,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
         else:
             chosen = None
-        _study_retry(ctx, path, settings, slugs, option_pairs, chosen, memory_mib << 20,
-                     _decided_in(decided_in),
+        _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
+                     memory_mib << 20 if memory_given else None, _decided_in(decided_in),
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     total = len(slugs) * deals
@@ -481,13 +484,14 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
 
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
                  option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
-                 memory: int, decided: Mapping[tuple[str, str, int], Path],
+                 memory: int | None, decided: Mapping[tuple[str, str, int], Path],
                  runner_for: Callable[[ExitStack], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
     only, when given) and that are not in ``decided`` (deals other studies decided, with
-    the file that did), appending their new rows; each search's tables hold ``memory``
-    bytes at most."""
+    the file that did), appending their new rows. Each search's tables hold ``memory``
+    bytes at most (None: the default, not given); when it is given, the deals whose
+    search stopped because its tables were full are retried at the same budget too."""
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
@@ -499,7 +503,13 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                    and (numbers is None or key[2] in numbers)}
         skipped = {key for key in unknown if key in decided}
         unknown = {key: before for key, before in unknown.items() if key not in skipped}
-        retry = sorted(key for key, before in unknown.items() if settings.exceeds(before))
+        # Rows do not record the cap: with --memory given, the deals whose tables filled
+        # are taken to deserve another go at the same budget.
+        filled = {key for key, before in unknown.items()
+                  if before == settings and key in found.stopped_by_memory}
+        refill = filled if memory is not None else set()
+        retry = sorted(key for key, before in unknown.items()
+                       if settings.exceeds(before) or key in refill)
         if skipped:
             files = sorted({str(decided[key]) for key in skipped})
             click.echo(f"gapgrid: {len(skipped)} unknown deals of {path} are decided in "
@@ -513,15 +523,20 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                 f"--max-positions)", param_hint="--budget")
         if not retry:
             already = f" (its {len(same)} unknown deals had this budget)" if same else ""
+            if filled:
+                already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
+                           f"filled their tables: give --memory to retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
             _finish(ctx, path, stop, "")
             return
+        again = f"; {len(refill)} filled their tables" if refill else ""
         click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
                    f"{settings.budget_text()} (they had "
-                   f"{_budgets_text(unknown[key] for key in retry)})", err=True)
+                   f"{_budgets_text(unknown[key] for key in retry)}{again})", err=True)
         tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
                           budget_seconds=settings.budget_seconds,
-                          budget_positions=settings.budget_positions, memory=memory)
+                          budget_positions=settings.budget_positions,
+                          memory=DEFAULT_MEMORY if memory is None else memory)
                  for variant, _, number in retry)
         with ExitStack() as stack:
             runner = runner_for(stack)

@@ -186,6 +186,9 @@ class StudyFile:
     unknown: Mapping[tuple[str, str, int], StudySettings]
     """The deals whose latest row is ``unknown``, with the settings of that row."""
 
+    stopped_by_memory: frozenset[tuple[str, str, int]]
+    """Those of them whose search stopped because its tables were full."""
+
     variants: frozenset[str]
     complete_bytes: int
     """Where its last complete line ends: a partial line after it is to be ignored."""
@@ -252,6 +255,7 @@ def read_study_file(path: Path) -> StudyFile:
     done: set[tuple[str, str, int]] = set()
     settings: set[StudySettings] = set()
     unknown: dict[tuple[str, str, int], StudySettings] = {}
+    by_memory: set[tuple[str, str, int]] = set()
     variants: set[str] = set()
     complete = 0
     with path.open("rb") as handle:
@@ -265,10 +269,15 @@ def read_study_file(path: Path) -> StudyFile:
             unknown[row.key] = row.settings
         else:
             unknown.pop(row.key, None)
+        if row.verdict == "unknown" and row.stopped_by == "memory":
+            by_memory.add(row.key)
+        else:
+            by_memory.discard(row.key)
         variants.add(row.variant)
         complete = offset
     return StudyFile(done=frozenset(done), settings=frozenset(settings), unknown=unknown,
-                     variants=frozenset(variants), complete_bytes=complete)
+                     stopped_by_memory=frozenset(by_memory), variants=frozenset(variants),
+                     complete_bytes=complete)
 
 
 def check_resumable(path: Path, found: StudyFile, settings: StudySettings,

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from gapgrid import plugins
 from gapgrid.api.cli import main
 from gapgrid.api.cli_solving import ProgressLine
+from gapgrid.api.machine_memory import MemoryLimit
 from gapgrid.api.services import solving
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.notation import parse_actions
@@ -138,7 +139,8 @@ def test_the_default_memory_is_not_refused_on_a_smaller_machine(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """On a machine with less memory than the default 1,024 MiB, solve runs with the
     default (only a --memory given is checked against the machine)."""
-    monkeypatch.setattr("gapgrid.api.machine_memory.machine_memory_mib", lambda: 512)
+    monkeypatch.setattr("gapgrid.api.machine_memory.memory_limit",
+                        lambda: MemoryLimit(512, control_group=False, machine_mib=512))
     variant, number, options = WON_QUICKLY
     code, out, err = run("solve", variant, number, *options, "--json")
     assert code == 0 and json.loads(out)["verdict"] == "won", err

@@ -20,6 +20,7 @@ from gapgrid import plugins
 from gapgrid.api import study as study_module
 from gapgrid.api.cli import main
 from gapgrid.api.cli_support import EXIT_INTERRUPTED
+from gapgrid.api.machine_memory import MemoryLimit
 from gapgrid.api.services.study import (
     COLUMNS,
     HEADER_LINE,
@@ -790,15 +791,20 @@ def test_sigterm_stops_the_workers_of_a_pool_too(tmp_path: Path, whole_group: bo
     _check_stopped(out, code, stdout, stderr, seconds)
 
 
+MEMORY_DEAL = ["montana", "--option", "redeals=0", "--deals", "1", "--first-deal", "3",
+               "--budget", "60"]
+"""Single-round Gaps game 3: undecided within tens of thousands of positions, and its tables
+pass 1 MiB within 20,000."""
+
+
 def test_memory_caps_each_deals_tables(tmp_path: Path) -> None:
-    """--memory reaches each deal's search: single-round Gaps game 3, undecided within
-    20,000 positions, stops by memory with a 1 MiB table and by positions with the default."""
-    deal = ["montana", "--option", "redeals=0", "--deals", "1", "--first-deal", "3",
-            "--budget", "60", "--max-positions", "20000"]
+    """--memory reaches each deal's search: game 3 stops by memory with a 1 MiB table and
+    by positions with the default."""
     stopped = {}
     for memory in ("1", "1024"):
         out = tmp_path / f"memory-{memory}.csv"
-        result = run("study", *deal, "--memory", memory, "--out", out)
+        result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--memory", memory,
+                     "--out", out)
         assert result.exit_code == 0, result.output
         (row,) = rows_of(out)
         assert row["verdict"] == "unknown"
@@ -806,16 +812,76 @@ def test_memory_caps_each_deals_tables(tmp_path: Path) -> None:
     assert stopped == {"1": "memory", "1024": "positions"}
 
 
+def test_a_retry_takes_memory_and_retries_deals_whose_tables_filled(tmp_path: Path) -> None:
+    """--memory reaches the deals --retry-unknown solves; a deal stopped by memory is retried
+    at the same budget only when --memory is given (the rows do not record the cap), and
+    the command says why it does nothing without it."""
+    out = tmp_path / "retry.csv"
+    assert run("study", *MEMORY_DEAL, "--max-positions", "10000", "--out", out).exit_code == 0
+    result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--memory", "1",
+                 "--retry-unknown", "--out", out)
+    assert result.exit_code == 0, result.output
+    (row,) = rows_of(out)
+    assert (row["stopped_by"], row["budget_positions"]) == ("memory", "20000")
+    same_budget = [*MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown", "--out", out]
+    result = run("study", *same_budget)
+    assert result.exit_code == 0, result.output
+    assert "1 filled their tables: give --memory to retry those" in result.stderr
+    assert rows_of(out) == [row]
+    result = run("study", *same_budget, "--memory", "1024")
+    assert result.exit_code == 0, result.output
+    assert "retrying 1 unknown deals" in result.stderr and "1 filled their tables" in result.stderr
+    (again,) = rows_of(out)
+    assert (again["verdict"], again["stopped_by"]) == ("unknown", "positions")
+
+
+def small_machine(monkeypatch: pytest.MonkeyPatch, mib: int = 512,
+                  control_group: bool = False) -> None:
+    """Make this process see ``mib`` MiB of memory, the machine's or a control group's."""
+    limit = MemoryLimit(mib, control_group=control_group, machine_mib=65536 if control_group
+                        else mib)
+    monkeypatch.setattr("gapgrid.api.machine_memory.memory_limit", lambda: limit)
+
+
 def test_the_workers_tables_together_must_fit_the_machine(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 512 MiB machine two workers of 200 MiB tables are refused (three quarters of it
-    at most, 384 MiB in all), naming both numbers; one worker of 200 MiB is not."""
-    monkeypatch.setattr("gapgrid.api.machine_memory.machine_memory_mib", lambda: 512)
+    at most, 384 MiB in all), naming both numbers and the way out; one worker of 200 MiB
+    is not."""
+    small_machine(monkeypatch)
     out = tmp_path / "x.csv"
     result = run("study", *STUDY, "--workers", "2", "--memory", "200", "--out", out)
     assert result.exit_code == 2, result.output
     assert "2 workers' 200 MiB each (400 MiB)" in result.stderr
-    assert "384 MiB" in result.stderr and "--memory" in result.stderr
+    assert "384 MiB in all" in result.stderr
+    assert "give fewer --workers, or at most 192 MiB each" in result.stderr
     assert not out.exists()
     result = run("study", *STUDY, "--memory", "200", "--out", out)
     assert result.exit_code == 0, result.output
+
+
+def test_memory_refusals_name_a_control_groups_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a container allowed 2,048 MiB on a bigger host, the refusal says so."""
+    small_machine(monkeypatch, 2048, control_group=True)
+    result = run("study", *STUDY, "--memory", "1600", "--out", tmp_path / "x.csv")
+    assert result.exit_code == 2, result.output
+    assert ("1,600 MiB is more than the 2,048 MiB its control group allows (the machine has "
+            "65,536)") in result.stderr
+
+
+def test_the_default_memory_and_a_dask_cluster_are_not_checked_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a 512 MiB machine two workers run with the default 1,024 MiB each (a cap their
+    deals seldom reach); with --dask, whose workers are other machines, a --memory larger
+    than this one's is not refused (the study gets as far as needing dask.distributed,
+    made missing here)."""
+    small_machine(monkeypatch)
+    result = run("study", *STUDY, "--workers", "2", "--out", tmp_path / "w.csv")
+    assert result.exit_code == 0, result.output
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    result = run("study", *STUDY, "--memory", "100000", "--dask", "tcp://127.0.0.1:8786",
+                 "--out", tmp_path / "d.csv")
+    assert result.exit_code == 2
+    assert "MiB" not in result.stderr, result.stderr
+    assert "pip install 'gapgrid[study]'" in result.stderr
