@@ -318,8 +318,8 @@ def _progress_bar(total: int, initial: int) -> Any:
                    "an interruption.")
 @click.option("--skip-decided-in", "decided_in", multiple=True, metavar="FILE.csv",
               type=click.Path(path_type=Path, dir_okay=False),
-              help="With --retry-unknown: leave out the deals another study file (of any "
-                   "solver or budget, e.g. the studies merged) has decided (repeatable).")
+              help="Leave out the deals another study file (of any solver or budget, e.g. "
+                   "the studies merged) has decided (repeatable).")
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
@@ -357,9 +357,6 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         click.core.ParameterSource.DEFAULT, None)
     if memory_given and dask_address is None:
         check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
-    if decided_in and not retry_unknown:
-        raise click.UsageError("--skip-decided-in goes with --retry-unknown: it leaves out of "
-                               "a retry the deals other studies have decided")
     if resume and retry_unknown:
         raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
                                "solves the deals a study has not reached, --retry-unknown "
@@ -377,6 +374,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                              budget_seconds=budget, budget_positions=max_positions)
     option_pairs = tuple(sorted(option_values.items()))
     numbers = range(first_deal, first_deal + deals)
+    decided = _decided_in(decided_in)
     if retry_unknown:
         given = ctx.get_parameter_source
         if given("deals") is not click.core.ParameterSource.DEFAULT:
@@ -386,26 +384,35 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         else:
             chosen = None
         _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
-                     memory_mib << 20 if memory_given else None, _decided_in(decided_in),
+                     memory_mib << 20 if memory_given else None, decided,
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
-    total = len(slugs) * deals
+    chosen_slugs = set(slugs)
+    skipped = sum(1 for slug, options, number in decided
+                  if slug in chosen_slugs and options == settings.options and number in numbers)
+    if skipped:
+        click.echo(f"gapgrid: {skipped} of the deals are decided in "
+                   f"{', '.join(str(path) for path in decided_in)}: left out", err=True)
+    total = len(slugs) * deals - skipped
+    # Generators, not lists: a study of a million deals queues a handful at a time.
+    wanted = ((slug, number) for slug in slugs for number in numbers
+              if (slug, settings.options, number) not in decided)
     with stop_signals() as stop:
         with ExitStack() as stack:
             # The runner first: a missing dask or an unreachable scheduler leaves no file.
             runner = _runner(dask_address, workers, stack)
             handle, done = _open_for_append(path, resume, settings, slugs)
             stack.callback(handle.close)
-            already = sum(1 for slug in slugs for number in numbers
-                          if (slug, settings.options, number) in done)
+            already = sum(1 for key in done
+                          if key[0] in chosen_slugs and key[1] == settings.options
+                          and key[2] in numbers and key not in decided)
             if done:
                 click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are "
                            f"done", err=True)
-            # A generator, not a list: a study of a million deals queues a handful at a time.
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
                               budget_seconds=budget, budget_positions=max_positions,
                               memory=memory_mib << 20)
-                     for slug in slugs for number in numbers
+                     for slug, number in wanted
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             sort_study_file(path)  # while the file is still held

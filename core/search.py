@@ -61,7 +61,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "13"
+SOLVER_VERSION: Final = "14"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -87,7 +87,10 @@ when the table's memory runs out, the rollouts go on until the time or the posit
 (solver 11 answered ``unknown`` there; until then the two search alike, position for
 position); 13: in single-round games where head macros apply, restarts in which no head
 leaves column 0 get three quarters of the budget until they win, exhaust their space or
-fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`)."""
+fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`);
+14: with one deck where cards jump, past :data:`PROOFS_LATE` positions (about 70 s here) the
+search is left to the proofs: the complete restarts get seven eighths, the rollouts the rest,
+and the other searches stop (:func:`proofs_late`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -340,6 +343,25 @@ LATE_ROLLOUT_SHARE: Final = 1
 :data:`ROLLOUTS_LATE`: then the restarts and the rollouts get a third of the budget each,
 the best-first search and the beams a sixth each."""
 
+PROOFS_LATE: Final = 4_000_000
+"""With one deck where cards jump (:func:`proofs_late`), the positions in all after which
+the search is left to the proofs: the best-first search, the beams and the fixed-heads
+restarts stop (the fixed-heads ones giving their tables back), and the complete restarts
+get :data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts. About 70 s of a
+search here, so a search of a minute is not touched.
+
+Past a minute the other searches seldom win what they have not won, while the deals left
+are decided by the complete restarts after tens of millions of positions: single-round
+Gaps games 181 and 187, unknown to solver 13 after 300 s (12 to 13 million positions, a
+few of them the complete restarts'), the complete restarts alone won the first in
+28,937,032 positions (633 s) and proved the second lost in 40,600,704 (849 s)
+(docs/solver.md, "Kept (seventeenth sitting)")."""
+
+PROOFS_RESTARTS_SHARE: Final = 7
+"""The complete restarts' positions for each one of the rollouts past :data:`PROOFS_LATE`:
+seven eighths of the budget. The rollouts keep the rest because they hold no table, so
+they cost the proofs no memory."""
+
 
 def rollout_share(rules: Rules) -> int:
     """The nested rollouts' positions for each position of the restarts past their first
@@ -420,6 +442,13 @@ the minute. At 10 s a deal, with the other searches as in solver 12, the
 anchors decided: 21 with no share, 21 with as many positions as the
 complete restarts, 20 with half the budget, 22 with two thirds, 23 with
 three quarters (docs/solver.md, "Kept (sixteenth sitting)")."""
+
+
+def proofs_late(rules: Rules) -> int | None:
+    """The positions after which a search of ``rules``' game is left to the proofs
+    (:data:`PROOFS_LATE`), where the complete restarts can finish: with one deck where
+    cards jump, as :func:`rollouts_late`; never (None) elsewhere."""
+    return None if rollouts_late(rules) is None else PROOFS_LATE
 
 
 def fixed_heads_apply(rules: Rules) -> bool:
@@ -514,6 +543,7 @@ class _Search:
         self.rollout_share = rollout_share(engine.rules)
         self.restarts_first = restarts_first(engine.rules)
         self.rollouts_late = rollouts_late(engine.rules)
+        self.proofs_late = proofs_late(engine.rules)
         self.open: list[tuple[int, int, _Node]] | None = None
         """The best-first search's open positions (None until it starts)."""
         self.open_seen: set[bytes] = set()
@@ -704,7 +734,10 @@ class _Search:
         In single-round games where head macros apply (:func:`fixed_heads_apply`),
         the fixed-heads restarts get :data:`FIXED_HEADS_SHARE` positions for
         each position of all the others, until they win or have explored
-        their space: a small one, where most of these deals are won.
+        their space: a small one, where most of these deals are won. Past
+        :func:`proofs_late` positions (one deck, cards that jump), only the
+        complete restarts and the rollouts go on, the restarts with seven
+        eighths of the further positions.
         """
         if self.engine.won:
             return []
@@ -743,6 +776,7 @@ class _Search:
         (the table's memory included) runs out."""
         attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = in_fixed = 0
         beams_exhausted = False
+        at_proofs: tuple[int, int] | None = None  # restarts', rollouts' positions at the knee
         while True:
             attempt += 1
             cap = luby(attempt) * RESTART_UNIT
@@ -752,6 +786,19 @@ class _Search:
             if outcome is not None:
                 return outcome or None  # [] means the start is dead: lost
             if not self.reductions.heuristic_order:
+                continue
+            if self.proofs_late is not None and self.positions >= self.proofs_late:
+                if at_proofs is None:
+                    at_proofs = (in_restarts, in_rollouts)
+                    self._leave_to_proofs()
+                share = (at_proofs[1] + (in_restarts - at_proofs[0]) // PROOFS_RESTARTS_SHARE
+                         - in_rollouts)
+                if share > 0 and not self.rollouts_done:
+                    before = self.positions
+                    line = self.nested_rollouts(self.positions + share)
+                    in_rollouts += self.positions - before
+                    if line is not None:
+                        return line
                 continue
             # The best-first search and beams get half as many positions as the restarts each,
             # the rollouts as many as rollout_positions makes due.
@@ -795,6 +842,14 @@ class _Search:
                     return line
                 if line == [] or family.full:  # no win where no head leaves column 0, or
                     self._finish(family)        # its tables reached their part of the memory
+
+    def _leave_to_proofs(self) -> None:
+        """Past :data:`PROOFS_LATE`: the fixed-heads restarts stop and give their tables
+        back to the complete restarts; the best-first search stops (its table, an eighth
+        of the positions so far at most, is kept: it tells nothing about the others)."""
+        if self.fixed_heads is not None and not self.fixed_heads.finished:
+            self._finish(self.fixed_heads)
+        self.open, self.best_engine, self.best_at = None, None, None
 
     def _finish(self, family: _Restarts) -> None:
         """Mark ``family`` done and give back its tables: what they hold proves nothing."""

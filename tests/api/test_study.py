@@ -469,14 +469,35 @@ def test_retry_unknown_leaves_out_deals_another_study_decided(
             f"left out") in result.stderr
 
 
+def test_a_new_study_leaves_out_deals_another_study_decided(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh study with --skip-decided-in solves, and writes rows for, only the deals of
+    its range the other file has not decided; --resume keeps to them too."""
+    reference = six_deals(tmp_path / "six.csv")
+    undecided = unknown_numbers(reference)
+    decided = [number for number in range(1, 7) if number not in undecided]
+    assert undecided == [2] and len(decided) == 5
+    solved = count_solved(monkeypatch)
+    out = tmp_path / "fresh.csv"
+    args = ["line-up", "--deals", "6", "--budget", "120", "--skip-decided-in", reference,
+            "--out", out]
+    result = run("study", *args)
+    assert result.exit_code == 0, result.output
+    assert f"{len(decided)} of the deals are decided in {reference}: left out" in result.stderr
+    assert sorted(solved) == undecided
+    assert [int(row["game_number"]) for row in rows_of(out)] == undecided
+    solved.clear()
+    result = run("study", *args, "--resume")
+    assert result.exit_code == 0 and solved == []
+
+
 def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
-    """--skip-decided-in without --retry-unknown, or naming a file that is not a study:
-    exit 2 with the reason, the study file untouched."""
+    """--skip-decided-in naming a file that is not a study, or none: exit 2 with the
+    reason, the study file untouched."""
     out = small_study(tmp_path / "u.csv")
     before = out.read_bytes()
     (tmp_path / "notes.csv").write_text("just some notes\n")
     for args, words in [
-        (["--skip-decided-in", str(out)], "goes with --retry-unknown"),
         (["--retry-unknown", "--skip-decided-in", str(tmp_path / "none.csv")], "cannot read"),
         (["--retry-unknown", "--skip-decided-in", str(tmp_path / "notes.csv")],
          "is not a gapgrid study file"),

@@ -1,0 +1,75 @@
+"""Past PROOFS_LATE positions a search is left to the proofs: the complete restarts get seven
+eighths of the further positions, the rollouts the rest, the other searches stop."""
+
+from __future__ import annotations
+
+import pytest
+
+from gapgrid.core import search as search_module
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import Engine, new_game
+from gapgrid.core.reductions import reductions_for
+from gapgrid.core.search import PROOFS_RESTARTS_SHARE, Budget, _Search, _Stop, proofs_late
+from tests.core.search_spending import count_spending
+
+KNEE = 60_000
+"""The knee the tests put in place of PROOFS_LATE (four million positions, over a minute)."""
+
+
+@pytest.mark.parametrize(("slug", "options", "applies"), [
+    ("montana", {"redeals": "0"}, True), ("montana", None, True), ("line-up", None, True),
+    ("spaces-and-aces", None, True), ("paganini-ii", None, False),
+    ("double-montana", None, False), ("rectangular-rovers", None, False)])
+def test_the_proofs_take_over_where_losses_can_be_proven(
+        catalogue: Catalogue, slug: str, options: dict[str, str] | None, applies: bool) -> None:
+    """With one deck where cards jump; not with two decks (no deal's space is ever
+    exhausted) nor in the sliding puzzle, where the rollouts keep their share."""
+    rules = catalogue.rules(slug, options)
+    assert (proofs_late(rules) is not None) == applies
+
+
+def test_past_the_knee_the_complete_restarts_get_seven_eighths(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Single-round Gaps game 3, undecided within 400,000 positions, with the knee at 60,000:
+    of the positions past it the complete restarts get seven eighths (within the restart
+    that overdraws last), the rollouts the rest, the fixed-heads restarts, the best-first
+    search and the beams none; before it, every search ran."""
+    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    spent = count_spending(monkeypatch)
+    at_knee: dict[str, int] = {}
+    leave = _Search._leave_to_proofs
+
+    def snapshot(search: _Search) -> None:
+        at_knee.update(spent, positions=search.positions)
+        leave(search)
+
+    monkeypatch.setattr(_Search, "_leave_to_proofs", snapshot)
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                     Budget(seconds=None, positions=400_000), None, reductions_for(rules))
+    with pytest.raises(_Stop):
+        search._take_turns()
+    assert KNEE <= at_knee["positions"] < 2 * KNEE
+    before = at_knee["positions"] - at_knee["restarts"] - at_knee["fixed"] - at_knee["rollouts"]
+    assert min(at_knee["restarts"], at_knee["fixed"], at_knee["rollouts"], before) > 0
+    late = {key: spent[key] - at_knee[key] for key in spent}
+    total = search.positions - at_knee["positions"]
+    assert late["fixed"] == 0 and sum(late.values()) == total  # nothing else ran
+    assert PROOFS_RESTARTS_SHARE == 7
+    assert 0.8 * total <= late["restarts"] and late["rollouts"] >= 0.08 * total
+    family = search.fixed_heads
+    assert family is not None and family.finished and not family.dead  # tables given back
+    assert search.open is None
+
+
+def test_before_the_knee_nothing_changes(catalogue: Catalogue,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search that stops before PROOFS_LATE never leaves the others out."""
+    monkeypatch.setattr(_Search, "_leave_to_proofs", lambda search: pytest.fail("left"))
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                     Budget(seconds=None, positions=100_000), None, reductions_for(rules))
+    with pytest.raises(_Stop):
+        search._take_turns()
+    assert search.open is not None
