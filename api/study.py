@@ -2,7 +2,7 @@
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
 [--budget SECONDS] [--max-positions P] [--memory MIB] [--workers W | --dask ADDRESS]
-[--out FILE.csv] [--resume | --retry-unknown [--skip-decided-in FILE]]``
+[--out FILE.csv] [--resume | --retry-unknown] [--skip-decided-in FILE ...]``
 solves PySolFC game numbers K .. K+N-1 with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
@@ -13,8 +13,9 @@ winnable share with its 95 % Wilson interval, and the bounds that counting
 every unknown as lost or as won gives.
 ``--retry-unknown`` escalates a study already run: the deals whose row is
 unknown at a smaller budget are solved again at the one given, and each new
-row, appended like any other, replaces the old one when the file is sorted;
-``--skip-decided-in`` leaves out the deals other study files have decided.
+row, appended like any other, replaces the old one when the file is sorted.
+``--skip-decided-in`` leaves out of either the deals other study files have
+decided (other solvers' studies, or the studies merged).
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -388,12 +389,14 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      runner_for=functools.partial(_runner, dask_address, workers))
         return
     chosen_slugs = set(slugs)
-    skipped = sum(1 for slug, options, number in decided
-                  if slug in chosen_slugs and options == settings.options and number in numbers)
+    skipped = [key for key in decided
+               if key[0] in chosen_slugs and key[1] == settings.options and key[2] in numbers]
+    left_out = ""
     if skipped:
-        click.echo(f"gapgrid: {skipped} of the deals are decided in "
-                   f"{', '.join(str(path) for path in decided_in)}: left out", err=True)
-    total = len(slugs) * deals - skipped
+        files = ", ".join(sorted({str(decided[key]) for key in skipped}))
+        left_out = (f"gapgrid: {len(skipped)} of the {len(slugs) * deals} deals are decided "
+                    f"in {files}: left out")
+    total = len(slugs) * deals - len(skipped)
     # Generators, not lists: a study of a million deals queues a handful at a time.
     wanted = ((slug, number) for slug in slugs for number in numbers
               if (slug, settings.options, number) not in decided)
@@ -403,6 +406,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             runner = _runner(dask_address, workers, stack)
             handle, done = _open_for_append(path, resume, settings, slugs)
             stack.callback(handle.close)
+            if left_out:
+                click.echo(left_out, err=True)
             already = sum(1 for key in done
                           if key[0] in chosen_slugs and key[1] == settings.options
                           and key[2] in numbers and key not in decided)
@@ -417,6 +422,10 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             sort_study_file(path)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
+        if left_out:  # the summary is of the deals left, not of the game
+            click.echo(f"{left_out}; the summary above is of the {total} others only: "
+                       f"merge the files (python -m gapgrid.api.study_merge) for the "
+                       f"game's figures", err=True)
 
 
 def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
@@ -519,8 +528,9 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                        if settings.exceeds(before) or key in refill)
         if skipped:
             files = sorted({str(decided[key]) for key in skipped})
-            click.echo(f"gapgrid: {len(skipped)} unknown deals of {path} are decided in "
-                       f"{', '.join(files)}: left out", err=True)
+            click.echo(f"gapgrid: {len(skipped)} of the {len(skipped) + len(unknown)} unknown "
+                       f"deals of {path} are decided in {', '.join(files)}: left out",
+                       err=True)
         same = [key for key, before in unknown.items() if before == settings]
         if not retry and len(same) < len(unknown):
             beyond = [before for before in unknown.values() if before != settings]

@@ -88,9 +88,9 @@ when the table's memory runs out, the rollouts go on until the time or the posit
 position); 13: in single-round games where head macros apply, restarts in which no head
 leaves column 0 get three quarters of the budget until they win, exhaust their space or
 fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`);
-14: with one deck where cards jump, past :data:`PROOFS_LATE` positions (about 70 s here) the
-search is left to the proofs: the complete restarts get seven eighths, the rollouts the rest,
-and the other searches stop (:func:`proofs_late`)."""
+14: in single-round games with one deck where cards jump, past :data:`PROOFS_LATE` positions
+(about a minute here) the search is left to the proofs: the complete restarts get seven
+eighths, the rollouts the rest, and the other searches stop (:func:`proofs_late`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -238,7 +238,8 @@ class _Restarts:
         self.attempts = 0
         self.finished = False
         """Whether the family is done: a restart ran to its end (its whole space explored),
-        or its tables reached their memory."""
+        its tables reached their memory, or (the fixed-heads ones) the search was left to
+        the proofs (:data:`PROOFS_LATE`)."""
 
     @property
     def full(self) -> bool:
@@ -341,14 +342,16 @@ lost, and solver 11 proves two of them within the minute where solver 10 proves 
 LATE_ROLLOUT_SHARE: Final = 1
 """The rollouts' positions for each further position of the restarts once they are due
 :data:`ROLLOUTS_LATE`: then the restarts and the rollouts get a third of the budget each,
-the best-first search and the beams a sixth each."""
+the best-first search and the beams a sixth each (until :data:`PROOFS_LATE`, where it
+applies)."""
 
 PROOFS_LATE: Final = 4_000_000
-"""With one deck where cards jump (:func:`proofs_late`), the positions in all after which
-the search is left to the proofs: the best-first search, the beams and the fixed-heads
-restarts stop (the fixed-heads ones giving their tables back), and the complete restarts
-get :data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts. About 70 s of a
-search here, so a search of a minute is not touched.
+"""In single-round games with one deck where cards jump (:func:`proofs_late`), the
+positions in all after which the search is left to the proofs: the best-first search, the
+beams and the fixed-heads restarts stop and give their tables back, and the complete
+restarts get :data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts. About a minute
+of a search here (solver 13's single-round Gaps searches of 60 s counted 3.1 to 4.2
+million positions), so a search of 10 s is not touched, and one of a minute seldom is.
 
 Past a minute the other searches seldom win what they have not won, while the deals left
 are decided by the complete restarts after tens of millions of positions: single-round
@@ -429,8 +432,9 @@ positions of single-round Gaps game 3)."""
 
 FIXED_HEADS_SHARE: Final = 3
 """Where the fixed-heads restarts run (:func:`fixed_heads_apply`), their positions for each
-position of all the other searches: three quarters of the budget, until they win or have
-explored their whole space (then none).
+position of all the other searches: three quarters of the budget, until they win, have
+explored their whole space, or the search is left to the proofs (:data:`PROOFS_LATE`;
+then none).
 
 The space where no head leaves column 0 is a small part of single-round
 Gaps' space, and most deals are won within it: the fixed-heads restarts
@@ -446,9 +450,10 @@ three quarters (docs/solver.md, "Kept (sixteenth sitting)")."""
 
 def proofs_late(rules: Rules) -> int | None:
     """The positions after which a search of ``rules``' game is left to the proofs
-    (:data:`PROOFS_LATE`), where the complete restarts can finish: with one deck where
-    cards jump, as :func:`rollouts_late`; never (None) elsewhere."""
-    return None if rollouts_late(rules) is None else PROOFS_LATE
+    (:data:`PROOFS_LATE`): in single-round games with one deck where cards jump (as
+    :func:`rollouts_late`), where it was measured; never (None) elsewhere. With redeals
+    no study has proven a loss, and with unlimited ones the restarts never finish."""
+    return None if rollouts_late(rules) is None or rules.redeals != 0 else PROOFS_LATE
 
 
 def fixed_heads_apply(rules: Rules) -> bool:
@@ -547,6 +552,8 @@ class _Search:
         self.open: list[tuple[int, int, _Node]] | None = None
         """The best-first search's open positions (None until it starts)."""
         self.open_seen: set[bytes] = set()
+        self.best_first_bytes = 0
+        """The bytes the best-first search has charged to the table (its keys and nodes)."""
         self.best_engine: Engine | None = None
         """The engine the best-first search last expanded a position with."""
         self.best_at: _Node | None = None
@@ -735,7 +742,8 @@ class _Search:
         the fixed-heads restarts get :data:`FIXED_HEADS_SHARE` positions for
         each position of all the others, until they win or have explored
         their space: a small one, where most of these deals are won. Past
-        :func:`proofs_late` positions (one deck, cards that jump), only the
+        :func:`proofs_late` positions (single-round games, one deck, cards
+        that jump), only the
         complete restarts and the rollouts go on, the restarts with seven
         eighths of the further positions.
         """
@@ -767,6 +775,7 @@ class _Search:
         self.complete = _Restarts()
         self.fixed_heads = None
         self.open_seen = set()
+        self.best_first_bytes = 0
         self.open = None
         self.best_engine = self.best_at = None
         self.table_bytes = 0
@@ -844,11 +853,15 @@ class _Search:
                     self._finish(family)        # its tables reached their part of the memory
 
     def _leave_to_proofs(self) -> None:
-        """Past :data:`PROOFS_LATE`: the fixed-heads restarts stop and give their tables
-        back to the complete restarts; the best-first search stops (its table, an eighth
-        of the positions so far at most, is kept: it tells nothing about the others)."""
+        """Past :data:`PROOFS_LATE`: the fixed-heads restarts and the best-first search stop
+        for good and give their tables back to the complete restarts. (The best-first search
+        is never called again: started afresh with an empty heap and its old table, it
+        would find nothing new and answer lost.)"""
         if self.fixed_heads is not None and not self.fixed_heads.finished:
             self._finish(self.fixed_heads)
+        self.table_bytes -= self.best_first_bytes
+        self.best_first_bytes = 0
+        self.open_seen = set()
         self.open, self.best_engine, self.best_at = None, None, None
 
     def _finish(self, family: _Restarts) -> None:
@@ -925,6 +938,7 @@ class _Search:
                         self.undo(action)
                         continue
                     seen.add(key)
+                    self.best_first_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + len(key)
                     self.charge(key, len(key))
                     self.positions += 1
                     if self.positions >= self.next_check:

@@ -465,8 +465,8 @@ def test_retry_unknown_leaves_out_deals_another_study_decided(
                  "--retry-unknown", "--skip-decided-in", larger_reference, "--out", out)
     assert result.exit_code == 0, result.output
     assert sorted(solved) == sorted(set(unknown) - set(decided_there))
-    assert (f"{len(decided_there)} unknown deals of {out} are decided in {larger_reference}: "
-            f"left out") in result.stderr
+    assert (f"{len(decided_there)} of the {len(unknown)} unknown deals of {out} are decided "
+            f"in {larger_reference}: left out") in result.stderr
 
 
 def test_a_new_study_leaves_out_deals_another_study_decided(
@@ -481,14 +481,17 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     out = tmp_path / "fresh.csv"
     args = ["line-up", "--deals", "6", "--budget", "120", "--skip-decided-in", reference,
             "--out", out]
-    result = run("study", *args)
+    result = run("study", *args, "--skip-decided-in", reference)  # named twice: said once
     assert result.exit_code == 0, result.output
-    assert f"{len(decided)} of the deals are decided in {reference}: left out" in result.stderr
+    assert f"5 of the 6 deals are decided in {reference}: left out\n" in result.stderr
+    assert "the summary above is of the 1 others only" in result.stderr
+    assert "1 deals (game numbers 2 to 2)" in result.stdout
     assert sorted(solved) == undecided
     assert [int(row["game_number"]) for row in rows_of(out)] == undecided
     solved.clear()
     result = run("study", *args, "--resume")
     assert result.exit_code == 0 and solved == []
+    assert f"resuming {out}: 1 of the 1 deals are done" in result.stderr
 
 
 def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
@@ -497,6 +500,10 @@ def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     out = small_study(tmp_path / "u.csv")
     before = out.read_bytes()
     (tmp_path / "notes.csv").write_text("just some notes\n")
+    fresh = tmp_path / "fresh.csv"
+    result = run("study", "line-up", "--skip-decided-in", tmp_path / "none.csv", "--out", fresh)
+    assert result.exit_code == 2 and "cannot read" in result.stderr
+    assert not fresh.exists()
     for args, words in [
         (["--retry-unknown", "--skip-decided-in", str(tmp_path / "none.csv")], "cannot read"),
         (["--retry-unknown", "--skip-decided-in", str(tmp_path / "notes.csv")],

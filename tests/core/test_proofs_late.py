@@ -10,7 +10,14 @@ from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, new_game
 from gapgrid.core.reductions import reductions_for
-from gapgrid.core.search import PROOFS_RESTARTS_SHARE, Budget, _Search, _Stop, proofs_late
+from gapgrid.core.search import (
+    PROOFS_RESTARTS_SHARE,
+    Budget,
+    _Search,
+    _Stop,
+    proofs_late,
+    solve,
+)
 from tests.core.search_spending import count_spending
 
 KNEE = 60_000
@@ -18,13 +25,15 @@ KNEE = 60_000
 
 
 @pytest.mark.parametrize(("slug", "options", "applies"), [
-    ("montana", {"redeals": "0"}, True), ("montana", None, True), ("line-up", None, True),
-    ("spaces-and-aces", None, True), ("paganini-ii", None, False),
-    ("double-montana", None, False), ("rectangular-rovers", None, False)])
+    ("montana", {"redeals": "0"}, True), ("line-up", None, True),
+    ("spaces-and-aces", None, True), ("montana", None, False), ("gaps-unlimited", None, False),
+    ("paganini-ii", None, False), ("double-montana", None, False),
+    ("rectangular-rovers", None, False)])
 def test_the_proofs_take_over_where_losses_can_be_proven(
         catalogue: Catalogue, slug: str, options: dict[str, str] | None, applies: bool) -> None:
-    """With one deck where cards jump; not with two decks (no deal's space is ever
-    exhausted) nor in the sliding puzzle, where the rollouts keep their share."""
+    """In single-round games with one deck where cards jump; not with redeals (no study has
+    proven such a loss, and with unlimited ones the restarts never finish), two decks (no
+    deal's space is ever exhausted) nor in the sliding puzzle."""
     rules = catalogue.rules(slug, options)
     assert (proofs_late(rules) is not None) == applies
 
@@ -41,8 +50,12 @@ def test_past_the_knee_the_complete_restarts_get_seven_eighths(
     leave = _Search._leave_to_proofs
 
     def snapshot(search: _Search) -> None:
-        at_knee.update(spent, positions=search.positions)
+        family = search.fixed_heads
+        assert family is not None and not family.finished and search.best_first_bytes > 0
+        held = family.dead_bytes + family.live_bytes + search.best_first_bytes
+        at_knee.update(spent, positions=search.positions, table=search.table_bytes, held=held)
         leave(search)
+        assert search.table_bytes == at_knee["table"] - held  # their bytes given back
 
     monkeypatch.setattr(_Search, "_leave_to_proofs", snapshot)
     rules = catalogue.rules("montana", {"redeals": "0"})
@@ -54,22 +67,47 @@ def test_past_the_knee_the_complete_restarts_get_seven_eighths(
     before = at_knee["positions"] - at_knee["restarts"] - at_knee["fixed"] - at_knee["rollouts"]
     assert min(at_knee["restarts"], at_knee["fixed"], at_knee["rollouts"], before) > 0
     late = {key: spent[key] - at_knee[key] for key in spent}
+    assert at_knee["held"] > at_knee["table"] // 2  # most of the table was theirs
     total = search.positions - at_knee["positions"]
     assert late["fixed"] == 0 and sum(late.values()) == total  # nothing else ran
     assert PROOFS_RESTARTS_SHARE == 7
     assert 0.8 * total <= late["restarts"] and late["rollouts"] >= 0.08 * total
     family = search.fixed_heads
     assert family is not None and family.finished and not family.dead  # tables given back
-    assert search.open is None
+    assert search.open is None and not search.open_seen
 
 
 def test_before_the_knee_nothing_changes(catalogue: Catalogue,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search that stops before PROOFS_LATE never leaves the others out."""
-    monkeypatch.setattr(_Search, "_leave_to_proofs", lambda search: pytest.fail("left"))
+    """A search that stops just before the knee spends its positions exactly as one where
+    the proofs never take over: same positions for each search, same table."""
+    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
     rules = catalogue.rules("montana", {"redeals": "0"})
-    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
-                     Budget(seconds=None, positions=100_000), None, reductions_for(rules))
-    with pytest.raises(_Stop):
-        search._take_turns()
-    assert search.open is not None
+    outcomes = []
+    for knee in (KNEE, None):
+        monkeypatch.setattr(search_module, "proofs_late", lambda rules, knee=knee: knee)
+        spent = count_spending(monkeypatch)
+        search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                         Budget(seconds=None, positions=KNEE - 4096), None,
+                         reductions_for(rules))
+        with pytest.raises(_Stop):
+            search._take_turns()
+        outcomes.append((dict(spent), search.positions, search.table_bytes))
+        monkeypatch.undo()
+        monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1] < KNEE
+
+
+def test_a_loss_is_still_proven_past_the_knee(catalogue: Catalogue,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Line Up game 11, lost (a proof of some 63,000 positions), with the knee at 20,000:
+    the complete restarts finish it, as before."""
+    monkeypatch.setattr(search_module, "PROOFS_LATE", 20_000)
+    left = []
+    leave = _Search._leave_to_proofs
+    monkeypatch.setattr(_Search, "_leave_to_proofs",
+                        lambda search: (left.append(search.positions), leave(search))[-1])
+    result = solve(new_game(catalogue.rules("line-up"), DealNumber(11)),
+                   Budget(seconds=None, positions=2_000_000))
+    assert result.verdict == "lost" and left and result.positions > left[0]
