@@ -796,40 +796,35 @@ class _Search:
                 return outcome or None  # [] means the start is dead: lost
             if not self.reductions.heuristic_order:
                 continue
-            if self.proofs_late is not None and self.positions >= self.proofs_late:
-                if at_proofs is None:
-                    at_proofs = (in_restarts, in_rollouts)
-                    self._leave_to_proofs()
-                share = (at_proofs[1] + (in_restarts - at_proofs[0]) // PROOFS_RESTARTS_SHARE
-                         - in_rollouts)
-                if share > 0 and not self.rollouts_done:
+            proofs = self.proofs_late is not None and self.positions >= self.proofs_late
+            if proofs and at_proofs is None:
+                at_proofs = (in_restarts, in_rollouts)
+                self._leave_to_proofs()
+            if at_proofs is not None:  # left to the proofs: the rollouts get an eighth
+                rollouts_due = (at_proofs[1]
+                                + (in_restarts - at_proofs[0]) // PROOFS_RESTARTS_SHARE)
+            else:
+                # The best-first search and beams get half as many positions as the restarts
+                # each, the rollouts as many as rollout_positions makes due.
+                share = in_restarts // 2 - in_best_first
+                if share > 0:
                     before = self.positions
-                    line = self.nested_rollouts(self.positions + share)
-                    in_rollouts += self.positions - before
+                    outcome = self.best_first(self.positions + share)
+                    in_best_first += self.positions - before
+                    if outcome is not None:
+                        return outcome or None
+                while 2 * in_beams < in_restarts and not beams_exhausted:
+                    # A beam runs to its end (cut short, its work would be lost), so it may
+                    # overdraw its share; the next one waits until the restarts catch up.
+                    before = self.positions
+                    line = self.beam(BEAM_WIDTH << min(beams, MAX_BEAM_DOUBLINGS))
+                    beams += 1
+                    in_beams += self.positions - before
                     if line is not None:
                         return line
-                continue
-            # The best-first search and beams get half as many positions as the restarts each,
-            # the rollouts as many as rollout_positions makes due.
-            share = in_restarts // 2 - in_best_first
-            if share > 0:
-                before = self.positions
-                outcome = self.best_first(self.positions + share)
-                in_best_first += self.positions - before
-                if outcome is not None:
-                    return outcome or None
-            while 2 * in_beams < in_restarts and not beams_exhausted:
-                # A beam runs to its end (cut short, its work would be lost), so it may
-                # overdraw its share; the next one waits until the restarts catch up.
-                before = self.positions
-                line = self.beam(BEAM_WIDTH << min(beams, MAX_BEAM_DOUBLINGS))
-                beams += 1
-                in_beams += self.positions - before
-                if line is not None:
-                    return line
-                beams_exhausted = self.positions == before  # nothing new to look at
-            rollouts_due = rollout_positions(self.rollout_share, in_restarts,
-                                             self.restarts_first, self.rollouts_late)
+                    beams_exhausted = self.positions == before  # nothing new to look at
+                rollouts_due = rollout_positions(self.rollout_share, in_restarts,
+                                                 self.restarts_first, self.rollouts_late)
             share = rollouts_due - in_rollouts
             if share > 0 and not self.rollouts_done:
                 before = self.positions
@@ -837,6 +832,8 @@ class _Search:
                 in_rollouts += self.positions - before
                 if line is not None:
                     return line
+            if at_proofs is not None:
+                continue  # the fixed-heads restarts stopped at the knee
             family = self.fixed_heads
             while (family is not None and not family.finished
                    and in_fixed < FIXED_HEADS_SHARE * (self.positions - in_fixed)):
