@@ -28,6 +28,9 @@ _LIMIT_FILE_BYTES: Final = 64
 """A limit file holds one number (or ``max``): what is read of it, and of nothing more."""
 _PROC_CGROUP_BYTES: Final = 64 * 1024
 """/proc/self/cgroup holds a line per controller: a few hundred bytes."""
+_GROUP_PATH_MAX: Final = 4096
+"""The longest group path read (the system's PATH_MAX): a longer one is no real group, and
+walking up its levels would cost time and memory quadratic in its length."""
 
 
 @attrs.frozen
@@ -88,6 +91,8 @@ def _limit_files(root: Path, proc_cgroup: Path) -> list[Path]:
         if len(parts) != 3:
             continue
         _, controllers, group = parts
+        if len(group) > _GROUP_PATH_MAX:
+            group = "/"  # only the root's limit, which a container's is
         if controllers == "":
             base, name = root, "memory.max"
         elif "memory" in controllers.split(","):

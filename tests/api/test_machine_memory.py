@@ -62,6 +62,14 @@ def test_a_containers_limit_at_the_root_is_the_memory(tmp_path: Path) -> None:
     assert memory_limit(root, proc) == limited(SMALL_MIB)
 
 
+def test_an_absurdly_long_group_path_is_read_at_its_root_only(tmp_path: Path) -> None:
+    """A group path longer than PATH_MAX is no real group: only the root's limit is read,
+    instead of a walk up tens of thousands of levels (minutes and gigabytes of paths)."""
+    root, proc = cgroup_tree(tmp_path, "0::/" + "a/" * 30_000 + "\n",
+                             {"memory.max": f"{SMALL_MIB << 20}\n"})
+    assert memory_limit(root, proc) == limited(SMALL_MIB)
+
+
 def test_a_cgroup_v1_limit_on_its_own_group_is_the_memory(tmp_path: Path) -> None:
     """Under cgroup v1, the memory controller's group /proc names has the limit."""
     root, proc = cgroup_tree(tmp_path, "7:cpu,cpuacct:/x\n4:memory:/x/y\n",
