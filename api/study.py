@@ -60,6 +60,7 @@ from gapgrid.api.services.study import (
     read_study_file,
     sort_study_file,
     summarise,
+    upgrade_study_file,
 )
 from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
 from gapgrid.core.catalogue import Catalogue
@@ -109,7 +110,8 @@ def solve_deal(task: DealTask) -> StudyRow:
         game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),
         positions=result.positions, seconds=result.seconds, stopped_by=result.stopped_by or "",
         solver_version=result.version, budget_seconds=task.budget_seconds,
-        budget_positions=task.budget_positions, line=" ".join(line_text(result.line)))
+        budget_positions=task.budget_positions, line=" ".join(line_text(result.line)),
+        budget_memory_mib=task.memory >> 20)
 
 
 # -- running tasks --------------------------------------------------------------------------------
@@ -221,7 +223,8 @@ def _open_for_append(path: Path, resume: bool, settings: StudySettings,
     handle = _open_held(path, create=not exists)
     done: frozenset[tuple[str, str, int]] = frozenset()
     if exists:
-        done = _read_held(handle, path, settings, slugs, retry=False).done
+        handle, found = _upgraded(handle, path, settings, slugs, retry=False)
+        done = found.done
     if handle.tell() == 0:  # a new file, or one cut inside its header
         handle.write(HEADER_LINE.encode())
         handle.flush()
@@ -257,6 +260,28 @@ def _read_held(handle: BinaryIO, path: Path, settings: StudySettings, slugs: Seq
     handle.truncate(found.complete_bytes)
     handle.seek(found.complete_bytes)
     return found
+
+
+def _upgraded(handle: BinaryIO, path: Path, settings: StudySettings, slugs: Sequence[str],
+              retry: bool) -> tuple[BinaryIO, StudyFile]:
+    """:func:`_read_held`, and a file written before rows recorded the memory cap upgraded
+    first (:func:`upgrade_study_file`), so the rows this study adds can record it: the
+    upgraded file replaces the held one, and is held before that one is let go."""
+    found = _read_held(handle, path, settings, slugs, retry)
+    if not found.before_memory:
+        return handle, found
+    try:
+        upgrade_study_file(path)
+    except (StudyFileError, OSError) as error:
+        handle.close()
+        reason = (str(error) if isinstance(error, StudyFileError)
+                  else f"cannot rewrite {path}: {error.strerror or error}")
+        raise click.BadParameter(reason, param_hint="--out") from None
+    upgraded = _open_held(path)
+    handle.close()
+    click.echo(f"gapgrid: {path} now has a budget_memory_mib column, empty in the rows "
+               f"written before rows recorded the memory cap", err=True)
+    return upgraded, _read_held(upgraded, path, settings, slugs, retry)
 
 
 def _hold(handle: BinaryIO, path: Path) -> None:
@@ -302,9 +327,9 @@ def _progress_bar(total: int, initial: int) -> Any:
               default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",
               help="Each deal's search tables may hold this many MiB (an estimate; the "
                    "process needs some more). Once they are full the deal can still be won, "
-                   "not proven lost; its row says it stopped by memory. Rows do not record "
-                   "the cap: given with --retry-unknown, the deals whose tables filled are "
-                   "retried at the same budget too.")
+                   "not proven lost; its row says it stopped by memory, and every row "
+                   "records the cap. Given with --retry-unknown, the deals whose tables "
+                   "filled at a smaller cap are retried at the same budget too.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -331,7 +356,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
 
     One CSV row per deal is appended as soon as it is solved (variant,
     options, game number, verdict, line length, positions, seconds, solver
-    version, budget and the winning line), so an interrupted study loses
+    version, budget, the winning line and the memory cap), so an interrupted study loses
     nothing: run the same command with --resume to go on. At the end the
     file is sorted by deal and a summary printed, also when Ctrl-C or SIGTERM
     stops it. Exit status 2 for a usage error, 130 after Ctrl-C, 143 after
@@ -507,23 +532,26 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
     only, when given) and that are not in ``decided`` (deals other studies decided, with
     the file that did), appending their new rows. Each search's tables hold ``memory``
     bytes at most (None: the default, not given); when it is given, the deals whose
-    search stopped because its tables were full are retried at the same budget too."""
+    search stopped because its tables were full at a smaller cap (or an unrecorded one)
+    are retried at the same budget too."""
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
-    with stop_signals() as stop, _open_held(path) as handle:  # held until it is sorted
-        found = _read_held(handle, path, settings, slugs, retry=True)
+    with stop_signals() as stop, ExitStack() as held:  # held until it is sorted
+        handle, found = _upgraded(_open_held(path), path, settings, slugs, retry=True)
+        held.callback(handle.close)
         chosen = set(slugs)
         unknown = {key: before for key, before in found.unknown.items()
                    if key[0] in chosen and key[1] == settings.options
                    and (numbers is None or key[2] in numbers)}
         skipped = {key for key in unknown if key in decided}
         unknown = {key: before for key, before in unknown.items() if key not in skipped}
-        # Rows do not record the cap: with --memory given, the deals whose tables filled
-        # are taken to deserve another go at the same budget.
-        filled = {key for key, before in unknown.items()
+        # With a larger --memory, the deals whose tables filled deserve another go at the
+        # same budget (a row written before rows recorded the cap is taken to be smaller).
+        filled = {key: found.stopped_by_memory[key] for key, before in unknown.items()
                   if before == settings and key in found.stopped_by_memory}
-        refill = filled if memory is not None else set()
+        refill = ({key for key, cap in filled.items() if cap is None or cap << 20 < memory}
+                  if memory is not None else set())
         retry = sorted(key for key, before in unknown.items()
                        if settings.exceeds(before) or key in refill)
         if skipped:
@@ -541,8 +569,10 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         if not retry:
             already = f" (its {len(same)} unknown deals had this budget)" if same else ""
             if filled:
+                caps = [cap for cap in filled.values() if cap is not None]
+                larger = f" larger than {max(caps):,} MiB" if caps else ""
                 already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
-                           f"filled their tables: give --memory to retry those)")
+                           f"filled their tables: give a --memory{larger} to retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
             _finish(ctx, path, stop, "")
             return

@@ -19,17 +19,23 @@ import math
 import os
 import statistics
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, Final
 
 import attrs
 
-COLUMNS: Final = ("variant", "options", "game_number", "verdict", "line_length", "positions",
-                  "seconds", "stopped_by", "solver_version", "budget_seconds",
-                  "budget_positions", "line")
+COLUMNS_BEFORE_MEMORY: Final = ("variant", "options", "game_number", "verdict", "line_length",
+                                "positions", "seconds", "stopped_by", "solver_version",
+                                "budget_seconds", "budget_positions", "line")
+"""The columns of a study file written before rows recorded the memory cap (solver 14's
+first rows and every earlier study): still read, and upgraded when a study adds to it."""
+
+COLUMNS: Final = (*COLUMNS_BEFORE_MEMORY, "budget_memory_mib")
 """The CSV header, in order. ``line`` is the winning line in gapgrid's notation
-(``12-3 redeal 4-5``), so anyone can replay a won deal (``gapgrid verify``)."""
+(``12-3 redeal 4-5``), so anyone can replay a won deal (``gapgrid verify``).
+``budget_memory_mib`` comes last, so ``line`` is the twelfth field in files of
+either header."""
 
 TIMING_COLUMNS: Final = ("seconds",)
 """Columns that differ from run to run of the same study; every other column is
@@ -109,6 +115,12 @@ class StudyRow:
     line: str
     """The winning line, actions separated by spaces; empty unless won."""
 
+    budget_memory_mib: int | None = attrs.field(default=None, kw_only=True)
+    """The MiB the search's tables could hold (``--memory``), or None in a row written
+    before rows recorded it. Part of the budget, but not of :attr:`settings`: it decides
+    nothing but whether a search stops by ``memory``, so a study may be resumed with
+    another."""
+
     @property
     def key(self) -> tuple[str, str, int]:
         """What identifies the deal in a study: variant, options, game number."""
@@ -127,15 +139,18 @@ class StudyRow:
                   str(self.line_length), str(self.positions), f"{self.seconds:.3f}",
                   self.stopped_by, self.solver_version, f"{self.budget_seconds:g}",
                   "" if self.budget_positions is None else str(self.budget_positions),
-                  self.line]
+                  self.line,
+                  "" if self.budget_memory_mib is None else str(self.budget_memory_mib)]
         return _csv_line(fields)
 
     @classmethod
-    def from_fields(cls, fields: list[str]) -> StudyRow:
-        """Read a row from its CSV fields; :class:`StudyFileError` when they are malformed."""
-        if len(fields) != len(COLUMNS):
-            raise StudyFileError(f"{len(fields)} fields instead of {len(COLUMNS)}")
-        values = dict(zip(COLUMNS, fields, strict=True))
+    def from_fields(cls, fields: list[str], columns: tuple[str, ...] = COLUMNS) -> StudyRow:
+        """Read a row from its CSV fields, in the order of ``columns`` (a file's header);
+        :class:`StudyFileError` when they are malformed."""
+        if len(fields) != len(columns):
+            raise StudyFileError(f"{len(fields)} fields instead of {len(columns)}")
+        values = dict(zip(columns, fields, strict=True))
+        memory = values.get("budget_memory_mib", "")
         if values["verdict"] not in VERDICTS:
             raise StudyFileError(f"verdict {values['verdict']!r} is not one of {VERDICTS}")
         try:
@@ -147,12 +162,19 @@ class StudyRow:
                        budget_seconds=float(values["budget_seconds"]),
                        budget_positions=(int(values["budget_positions"])
                                          if values["budget_positions"] else None),
-                       line=values["line"])
+                       line=values["line"],
+                       budget_memory_mib=int(memory) if memory else None)
         except ValueError as error:
             raise StudyFileError(f"a number is malformed: {error}") from None
 
 
 HEADER_LINE: Final = ",".join(COLUMNS) + "\n"
+
+HEADER_BEFORE_MEMORY: Final = ",".join(COLUMNS_BEFORE_MEMORY) + "\n"
+
+_HEADERS: Final = {HEADER_LINE.encode(): COLUMNS,
+                   HEADER_BEFORE_MEMORY.encode(): COLUMNS_BEFORE_MEMORY}
+"""The study files' headers this version reads, with their columns."""
 
 
 def _csv_line(fields: list[str]) -> str:
@@ -186,12 +208,18 @@ class StudyFile:
     unknown: Mapping[tuple[str, str, int], StudySettings]
     """The deals whose latest row is ``unknown``, with the settings of that row."""
 
-    stopped_by_memory: frozenset[tuple[str, str, int]]
-    """Those of them whose search stopped because its tables were full."""
+    stopped_by_memory: Mapping[tuple[str, str, int], int | None]
+    """Those of them whose search stopped because its tables were full, with the MiB they
+    could hold (None in a row written before rows recorded it)."""
 
     variants: frozenset[str]
     complete_bytes: int
     """Where its last complete line ends: a partial line after it is to be ignored."""
+
+    before_memory: bool = False
+    """Whether its header is the one of files written before rows recorded the memory cap
+    (:data:`COLUMNS_BEFORE_MEMORY`): a study upgrades it (:func:`upgrade_study_file`)
+    before adding rows."""
 
 
 def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
@@ -212,9 +240,7 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
     header = handle.readline()
     if not header.endswith(b"\n"):  # interrupted before the header was whole
         return
-    if header.decode("utf-8", "replace") != HEADER_LINE:
-        raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
-                             f"the header {HEADER_LINE.strip()!r})")
+    columns = _columns_of(header, path)
     offset = len(header)
     for number, raw in enumerate(handle, start=2):
         if not raw.endswith(b"\n"):
@@ -222,9 +248,27 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
         offset += len(raw)
         try:
             fields = next(csv.reader([raw.decode("utf-8")]))
-            yield offset, StudyRow.from_fields(fields)
+            yield offset, StudyRow.from_fields(fields, columns)
         except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
             raise StudyFileError(f"{path}, line {number}: {error}") from None
+
+
+def _columns_of(header: bytes, path: Path) -> tuple[str, ...]:
+    """The columns a study file's whole first line names; :class:`StudyFileError` when it is
+    not a study file's header."""
+    columns = _HEADERS.get(header)
+    if columns is None:
+        raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
+                             f"the header {HEADER_LINE.strip()!r})")
+    return columns
+
+
+def header_bytes(handle: BinaryIO) -> int:
+    """The length of the whole header line of the study file open in ``handle`` (0 when it
+    was cut short), read from the file's start; where its first row starts."""
+    handle.seek(0)
+    header = handle.readline()
+    return len(header) if header.endswith(b"\n") else 0
 
 
 def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
@@ -255,13 +299,12 @@ def read_study_file(path: Path) -> StudyFile:
     done: set[tuple[str, str, int]] = set()
     settings: set[StudySettings] = set()
     unknown: dict[tuple[str, str, int], StudySettings] = {}
-    by_memory: set[tuple[str, str, int]] = set()
+    by_memory: dict[tuple[str, str, int], int | None] = {}
     variants: set[str] = set()
-    complete = 0
     with path.open("rb") as handle:
         header = handle.readline()
-    if header.endswith(b"\n"):
-        complete = len(header)
+    complete = len(header) if header.endswith(b"\n") else 0
+    before_memory = complete > 0 and _columns_of(header, path) == COLUMNS_BEFORE_MEMORY
     for offset, row in iter_rows(path):
         done.add(row.key)
         settings.add(row.settings)
@@ -270,14 +313,14 @@ def read_study_file(path: Path) -> StudyFile:
         else:
             unknown.pop(row.key, None)
         if row.verdict == "unknown" and row.stopped_by == "memory":
-            by_memory.add(row.key)
+            by_memory[row.key] = row.budget_memory_mib
         else:
-            by_memory.discard(row.key)
+            by_memory.pop(row.key, None)
         variants.add(row.variant)
         complete = offset
     return StudyFile(done=frozenset(done), settings=frozenset(settings), unknown=unknown,
-                     stopped_by_memory=frozenset(by_memory), variants=frozenset(variants),
-                     complete_bytes=complete)
+                     stopped_by_memory=by_memory, variants=frozenset(variants),
+                     complete_bytes=complete, before_memory=before_memory)
 
 
 def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
@@ -332,25 +375,60 @@ def sort_study_file(path: Path) -> None:
     Rows are appended as deals finish, in whatever order workers finish
     them; sorting at the end makes the file the same whatever the number of
     workers. Only each row's key and place are held in memory; the lines
-    are copied from the file. The new file replaces the old one atomically,
-    so an interruption leaves one or the other. A partial last line is
-    dropped; of two rows for one deal (an unknown one and its retry at a
-    larger budget) the later is kept.
+    are copied from the file, under its own header. The new file replaces
+    the old one atomically, so an interruption leaves one or the other. A
+    partial last line is dropped; of two rows for one deal (an unknown one
+    and its retry at a larger budget) the later is kept.
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
-    start = len(HEADER_LINE.encode())
-    for end, row in iter_rows(path):
-        places[row.key] = (start, end - start)
-        start = end
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out, path.open("rb") as source:
-            out.write(HEADER_LINE.encode())
+    with path.open("rb") as source:
+        start = header_bytes(source)
+        source.seek(0)
+        for end, row in rows_of(source, path):
+            places[row.key] = (start, end - start)
+            start = end
+
+        def write(out: BinaryIO) -> None:
+            source.seek(0)
+            header = source.readline()  # the file's own: its rows are copied as they are
+            out.write(header if header.endswith(b"\n") else HEADER_LINE.encode())
             for key in sorted(places):
                 offset, length = places[key]
                 source.seek(offset)
                 out.write(source.read(length))
+
+        replace_atomically(path, write)
+
+
+def upgrade_study_file(path: Path) -> None:
+    """Rewrite the study file at ``path``, written before rows recorded the memory cap
+    (:data:`COLUMNS_BEFORE_MEMORY`), under the current header: each row as it was, with an
+    empty ``budget_memory_mib`` (not recorded). Atomically, as :func:`sort_study_file`; a
+    partial last line is dropped. Memory: one row at a time."""
+    with path.open("rb") as source:
+        def write(out: BinaryIO) -> None:
+            out.write(HEADER_LINE.encode())
+            for _, row in rows_of(source, path):
+                out.write(row.csv_line().encode())
+
+        replace_atomically(path, write)
+
+
+def upgraded_line(raw: bytes) -> bytes:
+    """A whole row line of a file written before rows recorded the memory cap, as the
+    current header has it (an empty ``budget_memory_mib``)."""
+    fields = next(csv.reader([raw.decode("utf-8")]))
+    return StudyRow.from_fields(fields, COLUMNS_BEFORE_MEMORY).csv_line().encode()
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
+    """Replace the file at ``path`` by what ``write`` writes: to a temporary file beside it,
+    synced, then renamed over it, so an interruption leaves the old file or the new one."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)
