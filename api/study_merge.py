@@ -36,11 +36,11 @@ import attrs
 import click
 
 from gapgrid.api.services.study import (
-    HEADER_BEFORE_MEMORY,
+    COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,
     StudyFileError,
     budget_order,
-    header_bytes,
+    read_header,
     rows_of,
     upgraded_line,
 )
@@ -76,10 +76,8 @@ class OutputError(ValueError):
 def latest_places(handle: BinaryIO, path: Path, source: int) -> dict[DealKey, _Place]:
     """The place of each deal's latest row in the study file ``handle`` (at ``path``)."""
     places: dict[DealKey, _Place] = {}
-    start = header_bytes(handle)
-    handle.seek(0)
-    before_memory = handle.readline() == HEADER_BEFORE_MEMORY.encode()
-    handle.seek(0)
+    start, columns = read_header(handle, path)
+    before_memory = columns is COLUMNS_BEFORE_MEMORY
     for end, row in rows_of(handle, path):
         places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
                                  row.verdict, budget_order(row.settings), before_memory)

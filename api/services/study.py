@@ -39,7 +39,8 @@ either header."""
 
 TIMING_COLUMNS: Final = ("seconds",)
 """Columns that differ from run to run of the same study; every other column is
-fixed by the study's settings when the verdicts are decided by the positions budget."""
+fixed by the study's settings and ``--memory`` when the verdicts are decided by the
+positions budget."""
 
 VERDICTS: Final = ("won", "lost", "unknown")
 
@@ -117,9 +118,9 @@ class StudyRow:
 
     budget_memory_mib: int | None = attrs.field(default=None, kw_only=True)
     """The MiB the search's tables could hold (``--memory``), or None in a row written
-    before rows recorded it. Part of the budget, but not of :attr:`settings`: it decides
-    nothing but whether a search stops by ``memory``, so a study may be resumed with
-    another."""
+    before rows recorded it. Part of the budget, but not of :attr:`settings`: a full table
+    may leave a deal unknown (stopped by ``memory``) but never changes a won or lost
+    verdict, so a study may be resumed with another cap."""
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -237,11 +238,9 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
 def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
     """:func:`iter_rows` on an open file (``path`` names it in errors), read from its start:
     a caller that reads a file twice reads the same file, even if a study replaces it."""
-    header = handle.readline()
-    if not header.endswith(b"\n"):  # interrupted before the header was whole
+    offset, columns = read_header(handle, path)
+    if columns is None:  # interrupted before the header was whole
         return
-    columns = _columns_of(header, path)
-    offset = len(header)
     for number, raw in enumerate(handle, start=2):
         if not raw.endswith(b"\n"):
             return
@@ -250,25 +249,38 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
             fields = next(csv.reader([raw.decode("utf-8")]))
             yield offset, StudyRow.from_fields(fields, columns)
         except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
-            raise StudyFileError(f"{path}, line {number}: {error}") from None
+            raise StudyFileError(f"{path}, line {number}: {error}{_mixed(columns, raw)}"
+                                 ) from None
 
 
-def _columns_of(header: bytes, path: Path) -> tuple[str, ...]:
-    """The columns a study file's whole first line names; :class:`StudyFileError` when it is
-    not a study file's header."""
+def _mixed(columns: tuple[str, ...], raw: bytes) -> str:
+    """A hint for a row with the other header's number of fields: rows of a file written
+    before rows recorded the memory cap appended to a current one, or the other way round."""
+    other = COLUMNS if columns is COLUMNS_BEFORE_MEMORY else COLUMNS_BEFORE_MEMORY
+    try:
+        if len(next(csv.reader([raw.decode("utf-8")]))) != len(other):
+            return ""
+    except (UnicodeDecodeError, StopIteration):
+        return ""
+    return (" (a row of a study file with the other header: files written before and after "
+            "rows recorded the memory cap are put together with python -m "
+            "gapgrid.api.study_merge)")
+
+
+def read_header(handle: BinaryIO, path: Path) -> tuple[int, tuple[str, ...] | None]:
+    """The length of the header line of the study file open in ``handle`` (at ``path``),
+    read from the file's start, and the columns it names: ``(0, None)`` when it was cut
+    short; :class:`StudyFileError` when it is not a study file's header. The handle is left
+    just past the header."""
+    handle.seek(0)
+    header = handle.readline()
+    if not header.endswith(b"\n"):
+        return 0, None
     columns = _HEADERS.get(header)
     if columns is None:
         raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
                              f"the header {HEADER_LINE.strip()!r})")
-    return columns
-
-
-def header_bytes(handle: BinaryIO) -> int:
-    """The length of the whole header line of the study file open in ``handle`` (0 when it
-    was cut short), read from the file's start; where its first row starts."""
-    handle.seek(0)
-    header = handle.readline()
-    return len(header) if header.endswith(b"\n") else 0
+    return len(header), columns
 
 
 def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
@@ -302,9 +314,8 @@ def read_study_file(path: Path) -> StudyFile:
     by_memory: dict[tuple[str, str, int], int | None] = {}
     variants: set[str] = set()
     with path.open("rb") as handle:
-        header = handle.readline()
-    complete = len(header) if header.endswith(b"\n") else 0
-    before_memory = complete > 0 and _columns_of(header, path) == COLUMNS_BEFORE_MEMORY
+        complete, columns = read_header(handle, path)
+    before_memory = columns is COLUMNS_BEFORE_MEMORY
     for offset, row in iter_rows(path):
         done.add(row.key)
         settings.add(row.settings)
@@ -382,8 +393,7 @@ def sort_study_file(path: Path) -> None:
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
     with path.open("rb") as source:
-        start = header_bytes(source)
-        source.seek(0)
+        start, _ = read_header(source, path)
         for end, row in rows_of(source, path):
             places[row.key] = (start, end - start)
             start = end
@@ -402,23 +412,26 @@ def sort_study_file(path: Path) -> None:
 
 def upgrade_study_file(path: Path) -> None:
     """Rewrite the study file at ``path``, written before rows recorded the memory cap
-    (:data:`COLUMNS_BEFORE_MEMORY`), under the current header: each row as it was, with an
-    empty ``budget_memory_mib`` (not recorded). Atomically, as :func:`sort_study_file`; a
-    partial last line is dropped. Memory: one row at a time."""
+    (:data:`COLUMNS_BEFORE_MEMORY`), under the current header: each row's line as it was,
+    with an empty ``budget_memory_mib`` added (not recorded). Atomically, as
+    :func:`sort_study_file`; a partial last line is dropped. Memory: each row's end."""
     with path.open("rb") as source:
+        start, _ = read_header(source, path)
+        ends = [end for end, _ in rows_of(source, path)]  # every row checked first
+
         def write(out: BinaryIO) -> None:
             out.write(HEADER_LINE.encode())
-            for _, row in rows_of(source, path):
-                out.write(row.csv_line().encode())
+            source.seek(start)
+            for end in ends:
+                out.write(upgraded_line(source.read(end - source.tell())))
 
         replace_atomically(path, write)
 
 
 def upgraded_line(raw: bytes) -> bytes:
     """A whole row line of a file written before rows recorded the memory cap, as the
-    current header has it (an empty ``budget_memory_mib``)."""
-    fields = next(csv.reader([raw.decode("utf-8")]))
-    return StudyRow.from_fields(fields, COLUMNS_BEFORE_MEMORY).csv_line().encode()
+    current header has it: the same fields, and an empty ``budget_memory_mib``."""
+    return raw.rstrip(b"\r\n") + b",\n"
 
 
 def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -631,6 +632,21 @@ def test_a_file_another_study_is_writing_is_refused(tmp_path: Path) -> None:
     assert out.read_bytes() == before
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="no flock on Windows")
+def test_a_file_replaced_after_it_was_opened_is_not_held(tmp_path: Path) -> None:
+    """A study that opened the file just before another one replaced it (sorting at its end,
+    or upgrading at its start) would lock and append to a file no longer there: it refuses
+    instead, as when the file is held."""
+    out = small_study(tmp_path / "replaced.csv")
+    handle = out.open("r+b")
+    sorted_copy = tmp_path / "sorted.csv"
+    sorted_copy.write_bytes(out.read_bytes())
+    os.replace(sorted_copy, out)
+    with pytest.raises(click.BadParameter, match="another gapgrid study is writing"):
+        study_module._hold(handle, out)
+    assert handle.closed
+
+
 def test_a_deal_written_twice_counts_once_by_its_latest_row(tmp_path: Path) -> None:
     """A retry stopped before the file was sorted leaves a deal's unknown row and its new row
     after it: summaries count the new row only, sorting keeps it, and the study resumes."""
@@ -872,7 +888,7 @@ def test_a_retry_takes_memory_and_retries_deals_whose_tables_filled(tmp_path: Pa
         "unknown", "positions", "1024")
 
 
-def before_memory(path: Path, source: Path) -> Path:
+def as_before_memory(path: Path, source: Path) -> Path:
     """``source``'s study written as gapgrid wrote study files before rows recorded the
     memory cap: the old header, and each row without its last field."""
     lines = []
@@ -891,19 +907,47 @@ def test_a_file_from_before_the_memory_column_is_read_and_upgraded_on_resume(
     """Study files written before rows recorded the memory cap (every committed one until
     solver 14) stay readable, and a study that adds to one first rewrites it under the
     current header: its rows as they were with an empty cap, the new rows with theirs."""
-    old = before_memory(tmp_path / "old.csv", reference)
+    old = as_before_memory(tmp_path / "old.csv", reference)
     assert [row.budget_memory_mib for _, row in iter_rows(old)] == [None] * 6
     assert [row.verdict for _, row in iter_rows(old)] == [row["verdict"]
                                                           for row in rows_of(reference)]
     lines = old.read_text().splitlines(keepends=True)
-    old.write_text("".join(lines[:4]))  # deals 1 to 3 done, before the column
+    old.write_text("".join(lines[:4]) + lines[4][:9])  # deals 1 to 3 done, 4 cut short
     result = run("study", *STUDY, "--out", old, "--resume")
     assert result.exit_code == 0, result.output
     assert f"{old} now has a budget_memory_mib column" in result.stderr
     rows = rows_of(old)  # the current header, checked by rows_of
     assert [row["budget_memory_mib"] for row in rows] == ["", "", "", "1024", "1024", "1024"]
-    assert without_timing(rows)[:3] == [{**row, "budget_memory_mib": ""}
-                                        for row in without_timing(rows_of(reference))[:3]]
+    upgraded = old.read_text().splitlines(keepends=True)
+    assert upgraded[1:4] == [line[:-1] + ",\n" for line in lines[1:4]]  # byte for byte
+
+
+def test_a_command_that_adds_no_row_leaves_a_file_from_before_the_column_as_it_was(
+        tmp_path: Path) -> None:
+    """A resume with every deal done, a retry with nothing to retry and a refused retry do
+    not rewrite a file from before the memory column: a committed file changes only when
+    rows are added to it."""
+    old = as_before_memory(tmp_path / "old.csv", six_deals(tmp_path / "six.csv"))
+    before = old.read_bytes()
+    assert run("study", *STUDY, "--out", old, "--resume").exit_code == 0
+    result = run("study", *STUDY, "--retry-unknown", "--out", old)  # deal 2 at this budget
+    assert result.exit_code == 0 and "no unknown deal to retry" in result.stderr
+    smaller = [*STUDY[:-1], "100", "--retry-unknown", "--out", old]
+    assert run("study", *smaller).exit_code == 2
+    assert old.read_bytes() == before
+
+
+def test_rows_of_the_other_header_appended_to_a_file_are_refused_with_a_hint(
+        reference: Path, tmp_path: Path) -> None:
+    """Rows of a file from before the memory column appended by hand to a current one are
+    refused naming the line, with the way to put the two together."""
+    old = as_before_memory(tmp_path / "old.csv", reference)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(reference.read_text() + old.read_text().splitlines(keepends=True)[1])
+    result = run("study", *STUDY, "--out", mixed, "--resume")
+    assert result.exit_code == 2
+    assert "line 8: 12 fields instead of 13" in result.stderr
+    assert "gapgrid.api.study_merge" in result.stderr
 
 
 def test_a_row_from_before_the_memory_column_stopped_by_memory_is_retried_with_memory(
@@ -913,7 +957,7 @@ def test_a_row_from_before_the_memory_column_stopped_by_memory_is_retried_with_m
     new = tmp_path / "new.csv"
     assert run("study", *MEMORY_DEAL, "--max-positions", "20000", "--memory", "1",
                "--out", new).exit_code == 0
-    old = before_memory(tmp_path / "old.csv", new)
+    old = as_before_memory(tmp_path / "old.csv", new)
     result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown",
                  "--out", old)
     assert result.exit_code == 0, result.output
