@@ -44,6 +44,7 @@ import click
 
 from gapgrid import plugins
 from gapgrid.api.cli_support import load_catalogue, option_flag, parse_option_pairs
+from gapgrid.api.compiled import compiled_modules
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import ServiceError
@@ -444,6 +445,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             done = found.done if found is not None else frozenset()
             if left_out:
                 click.echo(left_out, err=True)
+            if compiled_modules() and dask_address is None:
+                click.echo("gapgrid: the search runs compiled (python -m gapgrid.api.compiled)",
+                           err=True)
             already = sum(1 for key in done
                           if key[0] in chosen_slugs and key[1] == settings.options
                           and key[2] in numbers and key not in decided)
