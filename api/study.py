@@ -31,6 +31,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import multiprocessing
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -43,6 +44,7 @@ import click
 
 from gapgrid import plugins
 from gapgrid.api.cli_support import load_catalogue, option_flag, parse_option_pairs
+from gapgrid.api.compiled import compiled_modules
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import ServiceError
@@ -60,6 +62,7 @@ from gapgrid.api.services.study import (
     read_study_file,
     sort_study_file,
     summarise,
+    upgrade_study_file,
 )
 from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
 from gapgrid.core.catalogue import Catalogue
@@ -109,7 +112,8 @@ def solve_deal(task: DealTask) -> StudyRow:
         game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),
         positions=result.positions, seconds=result.seconds, stopped_by=result.stopped_by or "",
         solver_version=result.version, budget_seconds=task.budget_seconds,
-        budget_positions=task.budget_positions, line=" ".join(line_text(result.line)))
+        budget_positions=task.budget_positions, line=" ".join(line_text(result.line)),
+        budget_memory_mib=task.memory >> 20)
 
 
 # -- running tasks --------------------------------------------------------------------------------
@@ -211,21 +215,20 @@ def _default_out(variant: str, options: dict[str, str]) -> Path:
 
 
 def _open_for_append(path: Path, resume: bool, settings: StudySettings,
-                     slugs: Sequence[str]) -> tuple[BinaryIO, frozenset[tuple[str, str, int]]]:
-    """Open the study file to append rows, after checking it may be; return it and the deals
-    it already has. A partial last line (an interruption mid-write) is cut off first."""
+                     slugs: Sequence[str]) -> tuple[BinaryIO, StudyFile | None]:
+    """Open the study file to append rows, after checking it may be; return it and what it
+    holds (None for a new file). A partial last line (an interruption mid-write) is cut off
+    first."""
     exists = path.exists() and not path.is_dir() and path.stat().st_size > 0
     if exists and not resume:
         raise click.BadParameter(f"{path} already exists: pass --resume to continue the study "
                                  f"it holds, or choose another --out", param_hint="--out")
     handle = _open_held(path, create=not exists)
-    done: frozenset[tuple[str, str, int]] = frozenset()
-    if exists:
-        done = _read_held(handle, path, settings, slugs, retry=False).done
+    found = _read_held(handle, path, settings, slugs, retry=False) if exists else None
     if handle.tell() == 0:  # a new file, or one cut inside its header
         handle.write(HEADER_LINE.encode())
         handle.flush()
-    return handle, done
+    return handle, found
 
 
 def _open_held(path: Path, create: bool = False) -> BinaryIO:
@@ -259,6 +262,32 @@ def _read_held(handle: BinaryIO, path: Path, settings: StudySettings, slugs: Seq
     return found
 
 
+def _upgrade_held(handle: BinaryIO, path: Path, settings: StudySettings,
+                  slugs: Sequence[str], retry: bool) -> BinaryIO:
+    """Rewrite the study file held in ``handle``, written before rows recorded the memory
+    cap, under the current header (:func:`upgrade_study_file`), so that the rows this study
+    is about to add can record it; return the upgraded file, held and positioned for
+    appending. The old file is let go only once the new one is held. Called only when rows
+    will be added: a command that adds none leaves the file as it was."""
+    try:
+        upgrade_study_file(path)
+        upgraded = _open_held(path)
+    except (StudyFileError, OSError) as error:
+        handle.close()
+        reason = str(error) if isinstance(error, StudyFileError) else error.strerror or error
+        raise click.BadParameter(f"cannot add the budget_memory_mib column (the memory cap "
+                                 f"of each row) to {path}, written before rows recorded it: "
+                                 f"{reason}", param_hint="--out") from None
+    except BaseException:
+        handle.close()
+        raise
+    handle.close()
+    _read_held(upgraded, path, settings, slugs, retry)
+    click.echo(f"gapgrid: {path} now has a budget_memory_mib column, empty in the rows "
+               f"written before rows recorded the memory cap", err=True)
+    return upgraded
+
+
 def _hold(handle: BinaryIO, path: Path) -> None:
     """Keep the study file to this command while it writes: two commands appending to one
     file, each sorting and replacing it at its end, would lose each other's rows."""
@@ -268,10 +297,16 @@ def _hold(handle: BinaryIO, path: Path) -> None:
 
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        opened, now = os.fstat(handle.fileno()), os.stat(path)
+        # A study that ends (sorting) or starts (upgrading) replaces the file by another:
+        # holding the one it replaced would append rows to a file no longer there.
+        replaced = (opened.st_dev, opened.st_ino) != (now.st_dev, now.st_ino)
     except OSError:
+        replaced = True
+    if replaced:
         handle.close()
         raise click.BadParameter(f"another gapgrid study is writing {path} now: wait until it "
-                                 f"ends, or choose another --out", param_hint="--out") from None
+                                 f"ends, or choose another --out", param_hint="--out")
 
 
 def _progress_bar(total: int, initial: int) -> Any:
@@ -302,9 +337,10 @@ def _progress_bar(total: int, initial: int) -> Any:
               default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",
               help="Each deal's search tables may hold this many MiB (an estimate; the "
                    "process needs some more). Once they are full the deal can still be won, "
-                   "not proven lost; its row says it stopped by memory. Rows do not record "
-                   "the cap: given with --retry-unknown, the deals whose tables filled are "
-                   "retried at the same budget too.")
+                   "not proven lost; its row says it stopped by memory, and every row "
+                   "records the cap. Given with --retry-unknown, the deals whose tables "
+                   "filled at a smaller cap (or one their rows do not record) are retried "
+                   "at the same budget too.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -331,11 +367,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
 
     One CSV row per deal is appended as soon as it is solved (variant,
     options, game number, verdict, line length, positions, seconds, solver
-    version, budget and the winning line), so an interrupted study loses
-    nothing: run the same command with --resume to go on. At the end the
-    file is sorted by deal and a summary printed, also when Ctrl-C or SIGTERM
-    stops it. Exit status 2 for a usage error, 130 after Ctrl-C, 143 after
-    SIGTERM.
+    version, budget, the winning line and the memory cap), so an interrupted
+    study loses nothing: run the same command with --resume to go on. At
+    the end the file is sorted by deal and a summary printed, also when
+    Ctrl-C or SIGTERM stops it. Exit status 2 for a usage error, 130 after
+    Ctrl-C, 143 after SIGTERM.
 
     --retry-unknown escalates a finished study: the deals it left unknown are
     solved again at the larger budget given, and their rows record it.
@@ -404,16 +440,22 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         with ExitStack() as stack:
             # The runner first: a missing dask or an unreachable scheduler leaves no file.
             runner = _runner(dask_address, workers, stack)
-            handle, done = _open_for_append(path, resume, settings, slugs)
-            stack.callback(handle.close)
+            handle, found = _open_for_append(path, resume, settings, slugs)
+            stack.callback(lambda: handle.close())  # the file held at the end
+            done = found.done if found is not None else frozenset()
             if left_out:
                 click.echo(left_out, err=True)
+            if compiled_modules() and dask_address is None:
+                click.echo("gapgrid: the search runs compiled (python -m gapgrid.api.compiled)",
+                           err=True)
             already = sum(1 for key in done
                           if key[0] in chosen_slugs and key[1] == settings.options
                           and key[2] in numbers and key not in decided)
             if done:
                 click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are "
                            f"done", err=True)
+            if found is not None and found.before_memory and already < total:
+                handle = _upgrade_held(handle, path, settings, slugs, retry=False)
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
                               budget_seconds=budget, budget_positions=max_positions,
                               memory=memory_mib << 20)
@@ -507,11 +549,14 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
     only, when given) and that are not in ``decided`` (deals other studies decided, with
     the file that did), appending their new rows. Each search's tables hold ``memory``
     bytes at most (None: the default, not given); when it is given, the deals whose
-    search stopped because its tables were full are retried at the same budget too."""
+    search stopped because its tables were full at a smaller cap (or an unrecorded one)
+    are retried at the same budget too."""
     if not (path.exists() and path.is_file() and path.stat().st_size > 0):
         raise click.BadParameter(f"{path} does not exist: --retry-unknown solves again the "
                                  f"unknown deals of a study already run", param_hint="--out")
-    with stop_signals() as stop, _open_held(path) as handle:  # held until it is sorted
+    with stop_signals() as stop, ExitStack() as held:  # held until it is sorted
+        handle = _open_held(path)
+        held.callback(lambda: handle.close())  # the file held at the end
         found = _read_held(handle, path, settings, slugs, retry=True)
         chosen = set(slugs)
         unknown = {key: before for key, before in found.unknown.items()
@@ -519,11 +564,12 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                    and (numbers is None or key[2] in numbers)}
         skipped = {key for key in unknown if key in decided}
         unknown = {key: before for key, before in unknown.items() if key not in skipped}
-        # Rows do not record the cap: with --memory given, the deals whose tables filled
-        # are taken to deserve another go at the same budget.
-        filled = {key for key, before in unknown.items()
+        # With a larger --memory, the deals whose tables filled deserve another go at the
+        # same budget (a row written before rows recorded the cap is taken to be smaller).
+        filled = {key: found.stopped_by_memory[key] for key, before in unknown.items()
                   if before == settings and key in found.stopped_by_memory}
-        refill = filled if memory is not None else set()
+        refill = ({key for key, cap in filled.items() if cap is None or cap << 20 < memory}
+                  if memory is not None else set())
         retry = sorted(key for key, before in unknown.items()
                        if settings.exceeds(before) or key in refill)
         if skipped:
@@ -541,11 +587,18 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         if not retry:
             already = f" (its {len(same)} unknown deals had this budget)" if same else ""
             if filled:
+                caps = [cap for cap in filled.values() if cap is not None]
+                larger = f" larger than {max(caps):,} MiB" if caps else ""
+                if caps and len(caps) < len(filled):
+                    larger = (f" (larger than {max(caps):,} MiB for the {len(caps)} whose "
+                              f"rows record it)")
                 already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
-                           f"filled their tables: give --memory to retry those)")
+                           f"filled their tables: give a --memory{larger} to retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
             _finish(ctx, path, stop, "")
             return
+        if found.before_memory:
+            handle = _upgrade_held(handle, path, settings, slugs, retry=True)
         again = f"; {len(refill)} filled their tables" if refill else ""
         click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
                    f"{settings.budget_text()} (they had "

@@ -6,7 +6,9 @@ search that explored the whole space. So the studies of one variant by
 several solvers, or at several budgets, together decide every deal any of
 them decided. The merged file holds, for each deal (variant, options, game
 number) in any input, one row copied as it is from an input (its solver
-version and budget with it, so it replays as before):
+version and budget with it, so it replays as before; a row of a file written
+before rows recorded the memory cap gets the current header's empty
+``budget_memory_mib``):
 
 * a decided row (won or lost) over an unknown one; of several decided rows,
   the one of the first input given that has one;
@@ -34,10 +36,13 @@ import attrs
 import click
 
 from gapgrid.api.services.study import (
+    COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,
     StudyFileError,
     budget_order,
+    read_header,
     rows_of,
+    upgraded_line,
 )
 
 DealKey = tuple[str, str, int]
@@ -55,6 +60,9 @@ class _Place:
     decided: bool
     verdict: str
     budget: tuple[float, float]
+    before_memory: bool
+    """Whether the input was written before rows recorded the memory cap: the row is then
+    written out under the current header (:func:`upgraded_line`) rather than copied."""
 
 
 class StudiesDisagree(ValueError):
@@ -68,10 +76,11 @@ class OutputError(ValueError):
 def latest_places(handle: BinaryIO, path: Path, source: int) -> dict[DealKey, _Place]:
     """The place of each deal's latest row in the study file ``handle`` (at ``path``)."""
     places: dict[DealKey, _Place] = {}
-    start = len(HEADER_LINE.encode())
+    start, columns = read_header(handle, path)
+    before_memory = columns is COLUMNS_BEFORE_MEMORY
     for end, row in rows_of(handle, path):
         places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
-                                 row.verdict, budget_order(row.settings))
+                                 row.verdict, budget_order(row.settings), before_memory)
         start = end
     return places
 
@@ -126,7 +135,8 @@ def _write(out: Path, sources: Sequence[BinaryIO], chosen: dict[DealKey, _Place]
             for key in sorted(chosen):
                 place = chosen[key]
                 sources[place.source].seek(place.start)
-                written.write(sources[place.source].read(place.length))
+                line = sources[place.source].read(place.length)
+                written.write(upgraded_line(line) if place.before_memory else line)
             written.flush()
             os.fsync(written.fileno())
         os.replace(temporary, out)

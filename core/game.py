@@ -557,7 +557,12 @@ class GameState:
     def redeal_refusal(self) -> Refusal | None:
         """Return why a redeal is refused now, or None when it is allowed."""
         return redeal_refusal(self.rules, self.board.cells, self.redeals_used,
-                              lambda: next(self._iter_legal_moves(), None))
+                              self._first_legal_move)
+
+    def _first_legal_move(self) -> Move | None:
+        # A method rather than a lambda: mypyc (gapgrid.api.compiled) cannot compile a
+        # closure over self in this class.
+        return next(self._iter_legal_moves(), None)
 
     def check(self, action: Action) -> Refusal | None:
         """Return why ``action`` is refused, or None when it is legal."""

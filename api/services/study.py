@@ -19,21 +19,28 @@ import math
 import os
 import statistics
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, Final
 
 import attrs
 
-COLUMNS: Final = ("variant", "options", "game_number", "verdict", "line_length", "positions",
-                  "seconds", "stopped_by", "solver_version", "budget_seconds",
-                  "budget_positions", "line")
+COLUMNS_BEFORE_MEMORY: Final = ("variant", "options", "game_number", "verdict", "line_length",
+                                "positions", "seconds", "stopped_by", "solver_version",
+                                "budget_seconds", "budget_positions", "line")
+"""The columns of a study file written before rows recorded the memory cap (solver 14's
+first rows and every earlier study): still read, and upgraded when a study adds to it."""
+
+COLUMNS: Final = (*COLUMNS_BEFORE_MEMORY, "budget_memory_mib")
 """The CSV header, in order. ``line`` is the winning line in gapgrid's notation
-(``12-3 redeal 4-5``), so anyone can replay a won deal (``gapgrid verify``)."""
+(``12-3 redeal 4-5``), so anyone can replay a won deal (``gapgrid verify``).
+``budget_memory_mib`` comes last, so ``line`` is the twelfth field in files of
+either header."""
 
 TIMING_COLUMNS: Final = ("seconds",)
 """Columns that differ from run to run of the same study; every other column is
-fixed by the study's settings when the verdicts are decided by the positions budget."""
+fixed by the study's settings and ``--memory`` when the verdicts are decided by the
+positions budget."""
 
 VERDICTS: Final = ("won", "lost", "unknown")
 
@@ -109,6 +116,12 @@ class StudyRow:
     line: str
     """The winning line, actions separated by spaces; empty unless won."""
 
+    budget_memory_mib: int | None = attrs.field(default=None, kw_only=True)
+    """The MiB the search's tables could hold (``--memory``), or None in a row written
+    before rows recorded it. Part of the budget, but not of :attr:`settings`: a full table
+    may leave a deal unknown (stopped by ``memory``) but never changes a won or lost
+    verdict, so a study may be resumed with another cap."""
+
     @property
     def key(self) -> tuple[str, str, int]:
         """What identifies the deal in a study: variant, options, game number."""
@@ -127,15 +140,18 @@ class StudyRow:
                   str(self.line_length), str(self.positions), f"{self.seconds:.3f}",
                   self.stopped_by, self.solver_version, f"{self.budget_seconds:g}",
                   "" if self.budget_positions is None else str(self.budget_positions),
-                  self.line]
+                  self.line,
+                  "" if self.budget_memory_mib is None else str(self.budget_memory_mib)]
         return _csv_line(fields)
 
     @classmethod
-    def from_fields(cls, fields: list[str]) -> StudyRow:
-        """Read a row from its CSV fields; :class:`StudyFileError` when they are malformed."""
-        if len(fields) != len(COLUMNS):
-            raise StudyFileError(f"{len(fields)} fields instead of {len(COLUMNS)}")
-        values = dict(zip(COLUMNS, fields, strict=True))
+    def from_fields(cls, fields: list[str], columns: tuple[str, ...] = COLUMNS) -> StudyRow:
+        """Read a row from its CSV fields, in the order of ``columns`` (a file's header);
+        :class:`StudyFileError` when they are malformed."""
+        if len(fields) != len(columns):
+            raise StudyFileError(f"{len(fields)} fields instead of {len(columns)}")
+        values = dict(zip(columns, fields, strict=True))
+        memory = values.get("budget_memory_mib", "")
         if values["verdict"] not in VERDICTS:
             raise StudyFileError(f"verdict {values['verdict']!r} is not one of {VERDICTS}")
         try:
@@ -147,12 +163,19 @@ class StudyRow:
                        budget_seconds=float(values["budget_seconds"]),
                        budget_positions=(int(values["budget_positions"])
                                          if values["budget_positions"] else None),
-                       line=values["line"])
+                       line=values["line"],
+                       budget_memory_mib=int(memory) if memory else None)
         except ValueError as error:
             raise StudyFileError(f"a number is malformed: {error}") from None
 
 
 HEADER_LINE: Final = ",".join(COLUMNS) + "\n"
+
+HEADER_BEFORE_MEMORY: Final = ",".join(COLUMNS_BEFORE_MEMORY) + "\n"
+
+_HEADERS: Final = {HEADER_LINE.encode(): COLUMNS,
+                   HEADER_BEFORE_MEMORY.encode(): COLUMNS_BEFORE_MEMORY}
+"""The study files' headers this version reads, with their columns."""
 
 
 def _csv_line(fields: list[str]) -> str:
@@ -186,12 +209,18 @@ class StudyFile:
     unknown: Mapping[tuple[str, str, int], StudySettings]
     """The deals whose latest row is ``unknown``, with the settings of that row."""
 
-    stopped_by_memory: frozenset[tuple[str, str, int]]
-    """Those of them whose search stopped because its tables were full."""
+    stopped_by_memory: Mapping[tuple[str, str, int], int | None]
+    """Those of them whose search stopped because its tables were full, with the MiB they
+    could hold (None in a row written before rows recorded it)."""
 
     variants: frozenset[str]
     complete_bytes: int
     """Where its last complete line ends: a partial line after it is to be ignored."""
+
+    before_memory: bool = False
+    """Whether its header is the one of files written before rows recorded the memory cap
+    (:data:`COLUMNS_BEFORE_MEMORY`): a study upgrades it (:func:`upgrade_study_file`)
+    before adding rows."""
 
 
 def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
@@ -209,22 +238,49 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
 def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
     """:func:`iter_rows` on an open file (``path`` names it in errors), read from its start:
     a caller that reads a file twice reads the same file, even if a study replaces it."""
-    header = handle.readline()
-    if not header.endswith(b"\n"):  # interrupted before the header was whole
+    offset, columns = read_header(handle, path)
+    if columns is None:  # interrupted before the header was whole
         return
-    if header.decode("utf-8", "replace") != HEADER_LINE:
-        raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
-                             f"the header {HEADER_LINE.strip()!r})")
-    offset = len(header)
     for number, raw in enumerate(handle, start=2):
         if not raw.endswith(b"\n"):
             return
         offset += len(raw)
         try:
             fields = next(csv.reader([raw.decode("utf-8")]))
-            yield offset, StudyRow.from_fields(fields)
+            yield offset, StudyRow.from_fields(fields, columns)
         except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
-            raise StudyFileError(f"{path}, line {number}: {error}") from None
+            raise StudyFileError(f"{path}, line {number}: {error}{_mixed(columns, raw)}"
+                                 ) from None
+
+
+def _mixed(columns: tuple[str, ...], raw: bytes) -> str:
+    """A hint for a row with the other header's number of fields: rows of a file written
+    before rows recorded the memory cap appended to a current one, or the other way round."""
+    other = COLUMNS if columns is COLUMNS_BEFORE_MEMORY else COLUMNS_BEFORE_MEMORY
+    try:
+        if len(next(csv.reader([raw.decode("utf-8")]))) != len(other):
+            return ""
+    except (UnicodeDecodeError, StopIteration):
+        return ""
+    return (" (a row of a study file with the other header: files written before and after "
+            "rows recorded the memory cap are put together with python -m "
+            "gapgrid.api.study_merge)")
+
+
+def read_header(handle: BinaryIO, path: Path) -> tuple[int, tuple[str, ...] | None]:
+    """The length of the header line of the study file open in ``handle`` (at ``path``),
+    read from the file's start, and the columns it names: ``(0, None)`` when it was cut
+    short; :class:`StudyFileError` when it is not a study file's header. The handle is left
+    just past the header."""
+    handle.seek(0)
+    header = handle.readline()
+    if not header.endswith(b"\n"):
+        return 0, None
+    columns = _HEADERS.get(header)
+    if columns is None:
+        raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
+                             f"the header {HEADER_LINE.strip()!r})")
+    return len(header), columns
 
 
 def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
@@ -255,13 +311,11 @@ def read_study_file(path: Path) -> StudyFile:
     done: set[tuple[str, str, int]] = set()
     settings: set[StudySettings] = set()
     unknown: dict[tuple[str, str, int], StudySettings] = {}
-    by_memory: set[tuple[str, str, int]] = set()
+    by_memory: dict[tuple[str, str, int], int | None] = {}
     variants: set[str] = set()
-    complete = 0
     with path.open("rb") as handle:
-        header = handle.readline()
-    if header.endswith(b"\n"):
-        complete = len(header)
+        complete, columns = read_header(handle, path)
+    before_memory = columns is COLUMNS_BEFORE_MEMORY
     for offset, row in iter_rows(path):
         done.add(row.key)
         settings.add(row.settings)
@@ -270,14 +324,14 @@ def read_study_file(path: Path) -> StudyFile:
         else:
             unknown.pop(row.key, None)
         if row.verdict == "unknown" and row.stopped_by == "memory":
-            by_memory.add(row.key)
+            by_memory[row.key] = row.budget_memory_mib
         else:
-            by_memory.discard(row.key)
+            by_memory.pop(row.key, None)
         variants.add(row.variant)
         complete = offset
     return StudyFile(done=frozenset(done), settings=frozenset(settings), unknown=unknown,
-                     stopped_by_memory=frozenset(by_memory), variants=frozenset(variants),
-                     complete_bytes=complete)
+                     stopped_by_memory=by_memory, variants=frozenset(variants),
+                     complete_bytes=complete, before_memory=before_memory)
 
 
 def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
@@ -332,25 +386,62 @@ def sort_study_file(path: Path) -> None:
     Rows are appended as deals finish, in whatever order workers finish
     them; sorting at the end makes the file the same whatever the number of
     workers. Only each row's key and place are held in memory; the lines
-    are copied from the file. The new file replaces the old one atomically,
-    so an interruption leaves one or the other. A partial last line is
-    dropped; of two rows for one deal (an unknown one and its retry at a
-    larger budget) the later is kept.
+    are copied from the file, under its own header. The new file replaces
+    the old one atomically, so an interruption leaves one or the other. A
+    partial last line is dropped; of two rows for one deal (an unknown one
+    and its retry at a larger budget) the later is kept.
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
-    start = len(HEADER_LINE.encode())
-    for end, row in iter_rows(path):
-        places[row.key] = (start, end - start)
-        start = end
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out, path.open("rb") as source:
-            out.write(HEADER_LINE.encode())
+    with path.open("rb") as source:
+        start, _ = read_header(source, path)
+        for end, row in rows_of(source, path):
+            places[row.key] = (start, end - start)
+            start = end
+
+        def write(out: BinaryIO) -> None:
+            source.seek(0)
+            header = source.readline()  # the file's own: its rows are copied as they are
+            out.write(header if header.endswith(b"\n") else HEADER_LINE.encode())
             for key in sorted(places):
                 offset, length = places[key]
                 source.seek(offset)
                 out.write(source.read(length))
+
+        replace_atomically(path, write)
+
+
+def upgrade_study_file(path: Path) -> None:
+    """Rewrite the study file at ``path``, written before rows recorded the memory cap
+    (:data:`COLUMNS_BEFORE_MEMORY`), under the current header: each row's line as it was,
+    with an empty ``budget_memory_mib`` added (not recorded). Atomically, as
+    :func:`sort_study_file`; a partial last line is dropped. Memory: each row's end."""
+    with path.open("rb") as source:
+        start, _ = read_header(source, path)
+        ends = [end for end, _ in rows_of(source, path)]  # every row checked first
+
+        def write(out: BinaryIO) -> None:
+            out.write(HEADER_LINE.encode())
+            source.seek(start)
+            for end in ends:
+                out.write(upgraded_line(source.read(end - source.tell())))
+
+        replace_atomically(path, write)
+
+
+def upgraded_line(raw: bytes) -> bytes:
+    """A whole row line of a file written before rows recorded the memory cap, as the
+    current header has it: the same fields, and an empty ``budget_memory_mib``."""
+    return raw.rstrip(b"\r\n") + b",\n"
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
+    """Replace the file at ``path`` by what ``write`` writes: to a temporary file beside it,
+    synced, then renamed over it, so an interruption leaves the old file or the new one."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)

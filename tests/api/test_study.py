@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import signal
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -23,6 +25,8 @@ from gapgrid.api.cli_support import EXIT_INTERRUPTED
 from gapgrid.api.machine_memory import MemoryLimit
 from gapgrid.api.services.study import (
     COLUMNS,
+    COLUMNS_BEFORE_MEMORY,
+    HEADER_BEFORE_MEMORY,
     HEADER_LINE,
     TIMING_COLUMNS,
     StudyRow,
@@ -95,6 +99,7 @@ def test_study_writes_one_row_per_deal_with_a_replayable_line(reference: Path) -
         assert (row["variant"], row["options"], row["solver_version"]) == (
             "line-up", "", SOLVER_VERSION)
         assert (row["budget_seconds"], row["budget_positions"]) == ("60", "5000")
+        assert row["budget_memory_mib"] == "1024"  # the default cap, recorded
         assert int(row["positions"]) > 0
         assert float(row["seconds"]) >= 0
         if row["verdict"] == "won":
@@ -627,6 +632,21 @@ def test_a_file_another_study_is_writing_is_refused(tmp_path: Path) -> None:
     assert out.read_bytes() == before
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="no flock on Windows")
+def test_a_file_replaced_after_it_was_opened_is_not_held(tmp_path: Path) -> None:
+    """A study that opened the file just before another one replaced it (sorting at its end,
+    or upgrading at its start) would lock and append to a file no longer there: it refuses
+    instead, as when the file is held."""
+    out = small_study(tmp_path / "replaced.csv")
+    handle = out.open("r+b")
+    sorted_copy = tmp_path / "sorted.csv"
+    sorted_copy.write_bytes(out.read_bytes())
+    os.replace(sorted_copy, out)
+    with pytest.raises(click.BadParameter, match="another gapgrid study is writing"):
+        study_module._hold(handle, out)
+    assert handle.closed
+
+
 def test_a_deal_written_twice_counts_once_by_its_latest_row(tmp_path: Path) -> None:
     """A retry stopped before the file was sorted leaves a deal's unknown row and its new row
     after it: summaries count the new row only, sorting keeps it, and the study resumes."""
@@ -735,7 +755,7 @@ def test_a_malformed_row_inside_the_file_is_refused(reference: Path, tmp_path: P
     out.write_text(lines[0] + lines[1] + "line-up,,2,maybe\n" + lines[3])
     result = run("study", *STUDY, "--out", out, "--resume")
     assert result.exit_code == 2
-    assert "line 3" in result.stderr and "4 fields instead of 12" in result.stderr
+    assert "line 3" in result.stderr and "4 fields instead of 13" in result.stderr
 
 
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
@@ -836,31 +856,118 @@ def test_memory_caps_each_deals_tables(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         (row,) = rows_of(out)
         assert row["verdict"] == "unknown"
+        assert row["budget_memory_mib"] == memory
         stopped[memory] = row["stopped_by"]
     assert stopped == {"1": "memory", "1024": "positions"}
 
 
 def test_a_retry_takes_memory_and_retries_deals_whose_tables_filled(tmp_path: Path) -> None:
     """--memory reaches the deals --retry-unknown solves; a deal stopped by memory is retried
-    at the same budget only when --memory is given (the rows do not record the cap), and
-    the command says why it does nothing without it."""
+    at the same budget only with a --memory larger than the cap its row records, and the
+    command says why it does nothing otherwise."""
     out = tmp_path / "retry.csv"
     assert run("study", *MEMORY_DEAL, "--max-positions", "10000", "--out", out).exit_code == 0
     result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--memory", "1",
                  "--retry-unknown", "--out", out)
     assert result.exit_code == 0, result.output
     (row,) = rows_of(out)
-    assert (row["stopped_by"], row["budget_positions"]) == ("memory", "20000")
+    assert (row["stopped_by"], row["budget_positions"], row["budget_memory_mib"]) == (
+        "memory", "20000", "1")
     same_budget = [*MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown", "--out", out]
-    result = run("study", *same_budget)
-    assert result.exit_code == 0, result.output
-    assert "1 filled their tables: give --memory to retry those" in result.stderr
-    assert rows_of(out) == [row]
+    for memory in ((), ("--memory", "1")):  # not given, or the cap the row already had
+        result = run("study", *same_budget, *memory)
+        assert result.exit_code == 0, result.output
+        assert ("1 filled their tables: give a --memory larger than 1 MiB to retry those"
+                in result.stderr)
+        assert rows_of(out) == [row]
     result = run("study", *same_budget, "--memory", "1024")
     assert result.exit_code == 0, result.output
     assert "retrying 1 unknown deals" in result.stderr and "1 filled their tables" in result.stderr
     (again,) = rows_of(out)
-    assert (again["verdict"], again["stopped_by"]) == ("unknown", "positions")
+    assert (again["verdict"], again["stopped_by"], again["budget_memory_mib"]) == (
+        "unknown", "positions", "1024")
+
+
+def as_before_memory(path: Path, source: Path) -> Path:
+    """``source``'s study written as gapgrid wrote study files before rows recorded the
+    memory cap: the old header, and each row without its last field."""
+    lines = []
+    for raw in source.read_text().splitlines(keepends=True):
+        fields = next(csv.reader([raw]))[:len(COLUMNS_BEFORE_MEMORY)]
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(fields)
+        lines.append(buffer.getvalue())
+    assert lines[0] == HEADER_BEFORE_MEMORY
+    path.write_text("".join(lines))
+    return path
+
+
+def test_a_file_from_before_the_memory_column_is_read_and_upgraded_on_resume(
+        reference: Path, tmp_path: Path) -> None:
+    """Study files written before rows recorded the memory cap (every committed one until
+    solver 14) stay readable, and a study that adds to one first rewrites it under the
+    current header: its rows as they were with an empty cap, the new rows with theirs."""
+    old = as_before_memory(tmp_path / "old.csv", reference)
+    assert [row.budget_memory_mib for _, row in iter_rows(old)] == [None] * 6
+    assert [row.verdict for _, row in iter_rows(old)] == [row["verdict"]
+                                                          for row in rows_of(reference)]
+    lines = old.read_text().splitlines(keepends=True)
+    old.write_text("".join(lines[:4]) + lines[4][:9])  # deals 1 to 3 done, 4 cut short
+    result = run("study", *STUDY, "--out", old, "--resume")
+    assert result.exit_code == 0, result.output
+    assert f"{old} now has a budget_memory_mib column" in result.stderr
+    rows = rows_of(old)  # the current header, checked by rows_of
+    assert [row["budget_memory_mib"] for row in rows] == ["", "", "", "1024", "1024", "1024"]
+    upgraded = old.read_text().splitlines(keepends=True)
+    assert upgraded[1:4] == [line[:-1] + ",\n" for line in lines[1:4]]  # byte for byte
+
+
+def test_a_command_that_adds_no_row_leaves_a_file_from_before_the_column_as_it_was(
+        tmp_path: Path) -> None:
+    """A resume with every deal done, a retry with nothing to retry and a refused retry do
+    not rewrite a file from before the memory column: a committed file changes only when
+    rows are added to it."""
+    old = as_before_memory(tmp_path / "old.csv", six_deals(tmp_path / "six.csv"))
+    before = old.read_bytes()
+    assert run("study", *STUDY, "--out", old, "--resume").exit_code == 0
+    result = run("study", *STUDY, "--retry-unknown", "--out", old)  # deal 2 at this budget
+    assert result.exit_code == 0 and "no unknown deal to retry" in result.stderr
+    smaller = [*STUDY[:-1], "100", "--retry-unknown", "--out", old]
+    assert run("study", *smaller).exit_code == 2
+    assert old.read_bytes() == before
+
+
+def test_rows_of_the_other_header_appended_to_a_file_are_refused_with_a_hint(
+        reference: Path, tmp_path: Path) -> None:
+    """Rows of a file from before the memory column appended by hand to a current one are
+    refused naming the line, with the way to put the two together."""
+    old = as_before_memory(tmp_path / "old.csv", reference)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(reference.read_text() + old.read_text().splitlines(keepends=True)[1])
+    result = run("study", *STUDY, "--out", mixed, "--resume")
+    assert result.exit_code == 2
+    assert "line 8: 12 fields instead of 13" in result.stderr
+    assert "gapgrid.api.study_merge" in result.stderr
+
+
+def test_a_row_from_before_the_memory_column_stopped_by_memory_is_retried_with_memory(
+        tmp_path: Path) -> None:
+    """A deal whose tables filled under a cap its row does not record is retried at the same
+    budget when --memory is given (the cap is taken to be smaller), and its file upgraded."""
+    new = tmp_path / "new.csv"
+    assert run("study", *MEMORY_DEAL, "--max-positions", "20000", "--memory", "1",
+               "--out", new).exit_code == 0
+    old = as_before_memory(tmp_path / "old.csv", new)
+    result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown",
+                 "--out", old)
+    assert result.exit_code == 0, result.output
+    assert "1 filled their tables: give a --memory to retry those" in result.stderr
+    result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown",
+                 "--memory", "2", "--out", old)
+    assert result.exit_code == 0, result.output
+    assert "retrying 1 unknown deals" in result.stderr
+    (row,) = rows_of(old)
+    assert row["budget_memory_mib"] == "2"
 
 
 def small_machine(monkeypatch: pytest.MonkeyPatch, mib: int = 512,

@@ -6,11 +6,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from click.testing import CliRunner
 
 from gapgrid.api import study_merge
-from gapgrid.api.services.study import HEADER_LINE, StudyRow, iter_latest_rows, summarise
+from gapgrid.api.services.study import (
+    HEADER_BEFORE_MEMORY,
+    HEADER_LINE,
+    StudyRow,
+    iter_latest_rows,
+    summarise,
+)
 
 
 def _row(number: int, verdict: str, version: str, budget: float = 10.0,
@@ -56,6 +63,32 @@ def test_each_deal_keeps_a_decided_row_else_the_largest_budget(tmp_path: Path) -
     # The summary names both solvers and counts 10 s rows as one budget, whichever wrote them.
     assert summary.solver_version == "11, 13"
     assert summary.budget_text() == "10 s (60 s for 1 deal)"
+
+
+def _study_before_memory(path: Path, *rows: StudyRow) -> Path:
+    """A study file as gapgrid wrote them before rows recorded the memory cap."""
+    path.write_text(HEADER_BEFORE_MEMORY + "".join(row.csv_line().rsplit(",", 1)[0] + "\n"
+                                                   for row in rows))
+    return path
+
+
+def test_files_from_before_the_memory_column_merge_under_the_current_header(
+        tmp_path: Path) -> None:
+    """An input written before rows recorded the memory cap merges with a current one: the
+    output has the current header, the old file's rows their fields with an empty cap, the
+    new file's rows their cap."""
+    old = _study_before_memory(tmp_path / "old.csv", _row(1, "won", "11"),
+                               _row(2, "unknown", "11"))
+    new = _study(tmp_path / "new.csv",
+                 attrs.evolve(_row(2, "lost", "14"), budget_memory_mib=6144))
+    out = tmp_path / "merged.csv"
+    code, output = _merge(out, old, new)
+    assert code == 0, output
+    lines = out.read_text().splitlines()
+    assert lines[0] + "\n" == HEADER_LINE
+    assert [(row.game_number, row.verdict, row.budget_memory_mib, row.line)
+            for row in iter_latest_rows(out)] == [(1, "won", None, "1-2 3-4"),
+                                                  (2, "lost", 6144, "")]
 
 
 def test_a_deal_won_in_one_study_and_lost_in_another_writes_nothing(tmp_path: Path) -> None:

@@ -1,0 +1,194 @@
+"""The solver's hot modules compiled by mypyc: an optional build for long studies.
+
+``python -m gapgrid.api.compiled build|status|remove``
+
+gapgrid is pure Python, and a study of hard deals spends hours in the
+search's inner loop. mypyc, the compiler that ships with mypy, turns
+type-checked modules into C extension modules; the search then explores
+the same positions in the same order, two to three times as fast
+(bench/README.md, "Compiled by mypyc"). ``build`` compiles the modules in
+:data:`COMPILED` of this installed gapgrid and puts the extension modules
+beside them, where Python imports them first; ``remove`` takes them away.
+
+Only modules whose behaviour mypyc keeps are compiled. Left out:
+``core.fills``, whose ``FillBase.__init_subclass__`` changes a subclass's
+methods as the class is made, which a compiled class would ignore (a
+sliding puzzle's gaps would take nothing: a wrong ``lost``); and the
+modules mypyc cannot compile (``core.head_macros``: a tuple subclass;
+``core.layout``: attrs validators; ``core.baseline``: pluggy's markers on
+methods). tests/api/test_compiled.py builds a copy and checks, deal by deal
+of every variant, that the compiled search explores exactly the positions
+the Python one does and gives the same answers.
+
+A build needs mypy (``pip install 'gapgrid[compiled]'``), a C compiler and
+Python's headers (Debian: ``apt-get install gcc python3-dev``). It refuses
+a source checkout (an editable install): the extension modules would sit
+in the repository, and the test suite, which replaces module attributes to
+watch the search, would run against them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import click
+
+COMPILED: Final = ("search", "game", "reductions", "open_heads", "runs", "rollouts",
+                   "evaluation")
+"""The modules of ``gapgrid.core`` a build compiles: where a search spends its time."""
+
+GROUP: Final = "gapgrid_core"
+"""The name of the shared library mypyc builds for them (``gapgrid_core__mypyc``), which
+sits beside the ``gapgrid`` folder."""
+
+
+class CompileError(Exception):
+    """A build that cannot be made, with the reason for people."""
+
+
+def package_root() -> Path:
+    """The folder of the ``gapgrid`` package this Python imports."""
+    import gapgrid
+
+    return Path(gapgrid.__file__).resolve().parent
+
+
+def compiled_modules() -> list[str]:
+    """The modules of :data:`COMPILED` that this process runs compiled."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return [name for name in COMPILED
+            if (importlib.import_module(f"gapgrid.core.{name}").__file__ or "").endswith(
+                suffixes)]
+
+
+def built_files(root: Path) -> list[Path]:
+    """The files a build put in the installed package at ``root`` (and beside it)."""
+    core = root / "core"
+    files = [core / f"{name}{suffix}" for name in COMPILED
+             for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    files.extend(root.parent.glob(f"{GROUP}__mypyc*"))
+    return [path for path in files if path.is_file()]
+
+
+def check_installed(root: Path) -> None:
+    """Refuse a source checkout: ``core`` must be the installed package's own folder."""
+    core = root / "core"
+    if core.is_symlink() or (core.resolve().parent / "pyproject.toml").is_file():
+        raise CompileError(
+            f"{root} is a source checkout (an editable install): compile a regular install "
+            f"in an environment of its own instead, e.g. python -m venv study && "
+            f"study/bin/pip install '.[compiled,study]' && "
+            f"study/bin/python -m gapgrid.api.compiled build")
+
+
+def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -> list[Path]:
+    """Compile :data:`COMPILED` of the gapgrid package at ``root`` in the folder ``work``
+    and put the extension modules in the package; return the files put there.
+
+    Each file is copied in whole and renamed into place, so an interrupted build leaves
+    modules that are either compiled whole or not at all (``remove`` undoes it).
+    """
+    try:
+        from mypyc.build import mypycify
+        from setuptools import Distribution
+    except ImportError as error:
+        raise CompileError(f"{error.name} is missing: mypyc comes with mypy, pip install "
+                           f"'gapgrid[compiled]'") from None
+    paths = [str(root / "core" / f"{name}.py") for name in COMPILED]
+    say(f"compiling {', '.join(f'gapgrid.core.{name}' for name in COMPILED)} with mypyc "
+        f"(a minute or two)")
+    try:
+        # pyproject.toml's mypy settings, which an installed package does not carry.
+        extensions = mypycify([*paths, "--ignore-missing-imports",
+                               "--disable-error-code=empty-body",  # the hook specifications
+                               f"--cache-dir={work / 'mypy-cache'}"],
+                              target_dir=str(work / "c"), group_name=GROUP)
+    except SystemExit as error:  # mypy's way of failing
+        raise CompileError(f"mypyc's type check of {root} failed (status {error}; the "
+                           f"errors are above): is it a gapgrid that mypy checks clean?"
+                           ) from None
+    try:
+        distribution = Distribution({"name": "gapgrid-compiled", "ext_modules": extensions})
+        command = distribution.get_command_obj("build_ext")
+        command.build_lib = str(work / "lib")
+        command.build_temp = str(work / "temp")
+        distribution.run_command("build_ext")
+    except (Exception, SystemExit) as error:  # a compiler that fails, headers missing
+        raise CompileError(f"the build failed: {type(error).__name__}: {error}; a C "
+                           f"compiler and Python's headers are needed (Debian: apt-get "
+                           f"install gcc python3-dev)") from None
+    placed = []
+    lib = work / "lib"
+    for built in sorted(lib.rglob("*")):
+        if not built.is_file():
+            continue
+        target = root.parent / built.relative_to(lib)
+        temporary = target.with_name(f".{target.name}.tmp")
+        shutil.copyfile(built, temporary)
+        os.replace(temporary, target)
+        placed.append(target)
+    return placed
+
+
+def remove(root: Path) -> list[Path]:
+    """Take a build's files out of the package at ``root``; return them."""
+    files = built_files(root)
+    for path in files:
+        path.unlink()
+    return files
+
+
+@click.group()
+def main() -> None:
+    """Compile the solver's hot modules with mypyc, for long studies (see the module's doc)."""
+
+
+@main.command("build")
+def build_command() -> None:
+    """Compile them into this installed gapgrid."""
+    root = package_root()
+    try:
+        check_installed(root)
+        with tempfile.TemporaryDirectory(prefix="gapgrid-compiled-") as work:
+            placed = build(root, Path(work), lambda text: click.echo(f"gapgrid: {text}",
+                                                                        err=True))
+    except CompileError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"gapgrid: {len(placed)} files put in {root.parent}; gapgrid solve, hint and "
+               f"study run the compiled search from now on (python -m gapgrid.api.compiled "
+               f"remove undoes it)", err=True)
+
+
+@main.command("status")
+def status_command() -> None:
+    """Say which of them this Python runs compiled."""
+    running = compiled_modules()
+    if running:
+        click.echo(f"compiled (mypyc): {', '.join(running)}")
+    else:
+        click.echo("not compiled: gapgrid runs as pure Python")
+
+
+@main.command("remove")
+def remove_command() -> None:
+    """Take the compiled modules out of this installed gapgrid."""
+    root = package_root()
+    try:
+        check_installed(root)
+    except CompileError as error:
+        raise click.ClickException(str(error)) from None
+    removed = remove(root)
+    click.echo(f"gapgrid: {len(removed)} compiled files removed" if removed
+               else "gapgrid: nothing compiled to remove", err=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
