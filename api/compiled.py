@@ -93,6 +93,7 @@ def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -
     """Compile :data:`COMPILED` of the gapgrid package at ``root`` in the folder ``work``
     and put the extension modules in the package; return the files put there.
 
+    The package is compiled from a copy in ``work``, its modules keeping their names.
     Each file is copied in whole and renamed into place, so an interrupted build leaves
     modules that are either compiled whole or not at all (``remove`` undoes it).
     """
@@ -102,7 +103,11 @@ def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -
     except ImportError as error:
         raise CompileError(f"{error.name} is missing: mypyc comes with mypy, pip install "
                            f"'gapgrid[compiled]'") from None
-    paths = [str(root / "core" / f"{name}.py") for name in COMPILED]
+    # Compiled from a copy in ``work``: mypy, given files inside site-packages, would take
+    # every module there for the project's own (and refuse mypy_extensions, say).
+    source = work / "src" / "gapgrid"
+    shutil.copytree(root, source, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    paths = [str(source / "core" / f"{name}.py") for name in COMPILED]
     say(f"compiling {', '.join(f'gapgrid.core.{name}' for name in COMPILED)} with mypyc "
         f"(a minute or two)")
     try:
