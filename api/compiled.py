@@ -20,6 +20,11 @@ methods). tests/api/test_compiled.py builds a copy and checks, deal by deal
 of every variant, that the compiled search explores exactly the positions
 the Python one does and gives the same answers.
 
+The build also writes a manifest of the sources it compiled
+(:mod:`core.compiled_sources`): once gapgrid is upgraded by pip, which leaves
+a build's files where they are, a compiled module whose source changed is
+imported from its source again, with a warning to build again.
+
 A build needs mypy (``pip install 'gapgrid[compiled]'``), a C compiler and
 Python's headers (Debian: ``apt-get install gcc python3-dev``). It refuses
 a source checkout (an editable install): the extension modules would sit
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import json
 import os
 import shutil
 import sys
@@ -40,6 +46,8 @@ from pathlib import Path
 from typing import Final
 
 import click
+
+from gapgrid.core.compiled_sources import MANIFEST, source_digest, stale_modules
 
 COMPILED: Final = ("search", "game", "reductions", "open_heads", "runs", "rollouts",
                    "evaluation")
@@ -75,6 +83,7 @@ def built_files(root: Path) -> list[Path]:
     files = [core / f"{name}{suffix}" for name in COMPILED
              for suffix in importlib.machinery.EXTENSION_SUFFIXES]
     files.extend(root.parent.glob(f"{GROUP}__mypyc*"))
+    files.append(core / MANIFEST)
     return [path for path in files if path.is_file()]
 
 
@@ -133,14 +142,24 @@ def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -
     placed = []
     lib = work / "lib"
     for built in sorted(lib.rglob("*")):
-        if not built.is_file():
-            continue
-        target = root.parent / built.relative_to(lib)
-        temporary = target.with_name(f".{target.name}.tmp")
-        shutil.copyfile(built, temporary)
-        os.replace(temporary, target)
-        placed.append(target)
+        if built.is_file():
+            target = root.parent / built.relative_to(lib)
+            _replace(target, built.read_bytes())
+            placed.append(target)
+    # What they were compiled from: a module whose source changes later (gapgrid upgraded)
+    # runs from its source again (core.compiled_sources).
+    manifest = {"sources": {name: source_digest(source / "core" / f"{name}.py")
+                            for name in COMPILED}}
+    _replace(root / "core" / MANIFEST, json.dumps(manifest, indent=1).encode())
+    placed.append(root / "core" / MANIFEST)
     return placed
+
+
+def _replace(target: Path, content: bytes) -> None:
+    """Write ``content`` to ``target`` whole: to a file beside it, renamed into place."""
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_bytes(content)
+    os.replace(temporary, target)
 
 
 def remove(root: Path) -> list[Path]:
@@ -176,10 +195,14 @@ def build_command() -> None:
 def status_command() -> None:
     """Say which of them this Python runs compiled."""
     running = compiled_modules()
+    stale = stale_modules(package_root() / "core")
     if running:
         click.echo(f"compiled (mypyc): {', '.join(running)}")
     else:
         click.echo("not compiled: gapgrid runs as pure Python")
+    if stale:
+        click.echo(f"older than their sources, so not used: {', '.join(stale)} (build again, "
+                   f"or remove)")
 
 
 @main.command("remove")

@@ -111,9 +111,17 @@ def test_the_compiled_search_explores_what_the_python_search_does(compiled_copy:
                    compiled_copy / "study.csv")
     assert "the search runs compiled" in study.stderr  # a study says what it runs
 
-    removed = compiled.remove(compiled_copy / "gapgrid")
-    assert len(removed) == len(compiled.COMPILED) + 1  # and the shared library
+    # gapgrid upgraded after the build: a module whose source changed runs from its source.
+    search_source = compiled_copy / "gapgrid" / "core" / "search.py"
+    search_source.write_text(search_source.read_text() + "# a later version\n")
     status = "from gapgrid.api.compiled import compiled_modules; print(compiled_modules())"
+    stale = run_on(compiled_copy, status)
+    assert json.loads(stale.stdout.replace("'", '"')) == [
+        name for name in compiled.COMPILED if name != "search"]
+    assert "compiled search are older than their sources" in stale.stderr
+
+    removed = compiled.remove(compiled_copy / "gapgrid")
+    assert len(removed) == len(compiled.COMPILED) + 2  # the shared library, the manifest
     assert run_on(compiled_copy, status).stdout.strip() == "[]"
 
 
