@@ -1,15 +1,19 @@
-"""A compiled module that no longer matches its source is not used.
+"""A compiled build that no longer matches its sources is not used at all.
 
 ``python -m gapgrid.api.compiled build`` puts C extension modules beside some
-modules of this package, and a manifest (:data:`MANIFEST`) of the sources
-they were compiled from. Python imports an extension module rather than the
-source beside it, so after gapgrid is upgraded by pip (which takes away the
-files it installed, not the ones a build added) the old compiled search
-would run beside the new modules. So when this package is imported, each
-compiled module whose source no longer matches the manifest is imported from
-its source instead (a finder ahead of Python's own), and a warning says how
-to build again. Without a manifest nothing is read: a pure-Python install
-pays nothing.
+modules of this package (one shared library holds them all), and last a
+manifest (:data:`MANIFEST`) with a digest of every source of this package
+(:func:`sources_digest`): mypyc also bakes in constants of the modules it
+does not compile. Python imports an extension module rather than the source
+beside it, so after gapgrid is upgraded by pip (which takes away the files
+it installed, not the ones a build added), or after a build cut short, an
+old compiled search could run beside new modules. So when this package is
+imported and extension modules sit beside its sources, they are all
+imported from their sources instead (a finder ahead of Python's own), with
+a warning to build again, unless the manifest's digest is that of the
+sources as they are. Compiled modules import one another inside their
+shared library, so it is all of them or none. A pure-Python install, with
+no extension module here, reads nothing.
 """
 
 from __future__ import annotations
@@ -27,15 +31,19 @@ from types import ModuleType
 from typing import Final
 
 MANIFEST: Final = "compiled-sources.json"
-"""The manifest's name, in this package's folder: ``{"sources": {module: sha256}}``."""
+"""The manifest's name, in this package's folder: ``{"sources": DIGEST}``."""
 
 MANIFEST_MAX_BYTES: Final = 64 * 1024
 """A manifest is a few hundred bytes; a larger file is not one a build wrote."""
 
 
-def source_digest(path: Path) -> str:
-    """The SHA-256 of the source file at ``path``, as the manifest records it."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def sources_digest(folder: Path) -> str:
+    """The SHA-256 over every Python source of ``folder`` (names and contents, by name)."""
+    digest = hashlib.sha256()
+    for source in sorted(folder.glob("*.py")):
+        digest.update(source.name.encode() + b"\0")
+        digest.update(hashlib.sha256(source.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def compiled_names(folder: Path) -> list[str]:
@@ -49,26 +57,23 @@ def compiled_names(folder: Path) -> list[str]:
     return sorted(names)
 
 
-def stale_modules(folder: Path) -> list[str]:
-    """The compiled modules of ``folder`` whose source differs from the one the manifest
-    says they were compiled from (all of them when the manifest cannot be read); none
-    without a manifest."""
-    manifest = folder / MANIFEST
+def build_matches(folder: Path) -> bool:
+    """Tell whether the manifest in ``folder`` records the digest of its sources as they are
+    (False without a readable manifest)."""
     try:
-        with manifest.open("rb") as handle:
+        with (folder / MANIFEST).open("rb") as handle:
             text = handle.read(MANIFEST_MAX_BYTES + 1)
-    except FileNotFoundError:
-        return []
-    except OSError:
-        text = b""
-    try:
-        recorded = json.loads(text)["sources"] if len(text) <= MANIFEST_MAX_BYTES else {}
-    except (ValueError, KeyError, TypeError):
-        recorded = {}
-    if not isinstance(recorded, dict):
-        recorded = {}
-    return [name for name in compiled_names(folder)
-            if recorded.get(name) != source_digest(folder / f"{name}.py")]
+        recorded = json.loads(text)["sources"] if len(text) <= MANIFEST_MAX_BYTES else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return isinstance(recorded, str) and recorded == sources_digest(folder)
+
+
+def stale_modules(folder: Path) -> list[str]:
+    """The compiled modules of ``folder`` that must not run: all of them unless the manifest
+    matches the sources (:func:`build_matches`); none where nothing is compiled."""
+    names = compiled_names(folder)
+    return names if names and not build_matches(folder) else []
 
 
 class _Sources(importlib.abc.MetaPathFinder):
@@ -93,7 +98,8 @@ def use_sources_of_stale_modules(package: str, folder: Path) -> list[str]:
     if stale:
         sys.meta_path.insert(0, _Sources(package, folder, stale))
         warnings.warn(
-            f"gapgrid's compiled {', '.join(stale)} are older than their sources (gapgrid was "
-            f"upgraded after python -m gapgrid.api.compiled build): their sources run "
-            f"instead; run the build again, or remove it", RuntimeWarning, stacklevel=2)
+            f"gapgrid's compiled modules ({', '.join(stale)}) do not match its sources "
+            f"(gapgrid upgraded since python -m gapgrid.api.compiled build, or the build cut "
+            f"short): the sources run instead; build again, or remove it", RuntimeWarning,
+            stacklevel=2)
     return stale
