@@ -25,8 +25,6 @@ copied from the files; each deal of each input costs its key and place, about
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -41,6 +39,7 @@ from gapgrid.api.services.study import (
     StudyFileError,
     budget_order,
     read_header,
+    replace_atomically,
     rows_of,
     upgraded_line,
 )
@@ -123,29 +122,19 @@ def merge(out: Path, paths: Sequence[Path]) -> int:
 
 def _write(out: Path, sources: Sequence[BinaryIO], chosen: dict[DealKey, _Place]) -> None:
     """Write the ``chosen`` rows, copied from ``sources``, sorted by deal, to ``out``: a
-    temporary file that replaces ``out`` once whole."""
+    temporary file that replaces ``out`` once whole (:func:`replace_atomically`)."""
+    def write(written: BinaryIO) -> None:
+        written.write(HEADER_LINE.encode())
+        for key in sorted(chosen):
+            place = chosen[key]
+            sources[place.source].seek(place.start)
+            line = sources[place.source].read(place.length)
+            written.write(upgraded_line(line) if place.before_memory else line)
+
     try:
-        descriptor, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.",
-                                                 suffix=".tmp")
+        replace_atomically(out, write)
     except OSError as error:
         raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as written:
-            written.write(HEADER_LINE.encode())
-            for key in sorted(chosen):
-                place = chosen[key]
-                sources[place.source].seek(place.start)
-                line = sources[place.source].read(place.length)
-                written.write(upgraded_line(line) if place.before_memory else line)
-            written.flush()
-            os.fsync(written.fileno())
-        os.replace(temporary, out)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 @click.command()

@@ -17,6 +17,7 @@ import csv
 import io
 import math
 import os
+import stat
 import statistics
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -436,10 +437,13 @@ def upgraded_line(raw: bytes) -> bytes:
 
 def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     """Replace the file at ``path`` by what ``write`` writes: to a temporary file beside it,
-    synced, then renamed over it, so an interruption leaves the old file or the new one."""
+    synced, then renamed over it, so an interruption leaves the old file or the new one.
+    The new file has the old one's permissions (a new one, the usual ones)."""
+    mode = _mode_for(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                          suffix=".tmp")
     try:
+        os.chmod(temporary, mode)  # mkstemp's are the owner's alone
         with os.fdopen(handle, "wb") as out:
             write(out)
             out.flush()
@@ -448,6 +452,17 @@ def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a file replacing ``path`` gets: its own, or a new file's (0666 less
+    the process's umask)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 # -- statistics -----------------------------------------------------------------------------------

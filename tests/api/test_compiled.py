@@ -22,34 +22,38 @@ from gapgrid.core.search import Budget, line_text, solve
 
 pytestmark = pytest.mark.slow
 
-Case = tuple[str, dict[str, str], int, int]
-"""A variant's slug, its options, a game number and the positions to search."""
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+Case = tuple[str, dict[str, str], int, int, int]
+"""A variant's slug, its options, a game number, the positions to search and the MiB the
+tables may hold."""
 
 
 def cases() -> list[Case]:
     """Two deals of every variant and preset (the third-party one installed for the tests
     included) at a positions budget that decides some and not others, a lost Line Up deal,
-    and a single-round Gaps deal searched past the first restarts' tables."""
+    a single-round Gaps deal searched past the first restarts' tables, and two whose tables
+    fill (the rollouts then go on alone)."""
     slugs = plugins.load_catalogue().slugs()
-    return [*((slug, {}, number, 15_000) for slug in slugs for number in (1, 2)),
-            ("line-up", {}, 4, 5_000), ("montana", {"redeals": "0"}, 3, 150_000)]
+    return [*((slug, {}, number, 15_000, 1024) for slug in slugs for number in (1, 2)),
+            ("line-up", {}, 4, 5_000, 1024), ("montana", {"redeals": "0"}, 3, 150_000, 1024),
+            ("montana", {"redeals": "0"}, 3, 60_000, 2), ("montana", {}, 2, 40_000, 1)]
+
+
+def solved(case: Case) -> list[object]:
+    """What the search answers on ``case``, in this process."""
+    slug, options, number, positions, memory = case
+    result = solve(new_game(plugins.load_catalogue().rules(slug, options), DealNumber(number)),
+                   Budget(seconds=None, positions=positions, memory=memory << 20))
+    return [result.verdict, result.positions, line_text(result.line), result.stopped_by]
 
 
 SOLVE_ALL = """
 import json, sys
-from gapgrid import plugins
 from gapgrid.api.compiled import compiled_modules
-from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.game import new_game
-from gapgrid.core.search import Budget, line_text, solve
+from tests.api.test_compiled import solved
 
-catalogue = plugins.load_catalogue()
-results = []
-for slug, options, number, positions in json.loads(sys.argv[1]):
-    result = solve(new_game(catalogue.rules(slug, options), DealNumber(number)),
-                   Budget(seconds=None, positions=positions))
-    results.append([result.verdict, result.positions, line_text(result.line),
-                    result.stopped_by])
+results = [solved(case) for case in json.loads(sys.argv[1])]
 print(json.dumps({"compiled": compiled_modules(), "results": results}))
 """
 """Solve the cases given as JSON, in the Python that runs it; print what it found."""
@@ -81,7 +85,8 @@ def compiled_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run_on(site: Path, script: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
     """Run ``script`` in a fresh Python whose gapgrid is the one in ``site``, which must
     succeed."""
-    environment = {**os.environ, "PYTHONPATH": str(site)}
+    # site first: its gapgrid, not the checkout's; the checkout for these tests' helpers.
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(CHECKOUT)])}
     finished = subprocess.run([sys.executable, "-c", script, *map(str, args)],
                               env=environment, cwd=site, capture_output=True, text=True,
                               timeout=600, check=False)
@@ -95,25 +100,30 @@ def test_the_compiled_search_explores_what_the_python_search_does(compiled_copy:
     the same reason to stop, compiled and not: the same search, position for position (a
     compiled fill rule that ignored a subclass's moves, tried once, answered a sliding
     puzzle's deal lost in 0 positions). Then remove takes the build away."""
-    catalogue = plugins.load_catalogue()
-    expected = []
-    for slug, options, number, positions in cases():
-        result = solve(new_game(catalogue.rules(slug, options), DealNumber(number)),
-                       Budget(seconds=None, positions=positions))
-        expected.append([result.verdict, result.positions, line_text(result.line),
-                         result.stopped_by])
+    expected = [solved(case) for case in cases()]
     report = json.loads(run_on(compiled_copy, SOLVE_ALL, json.dumps(cases())).stdout)
     assert report["compiled"] == list(compiled.COMPILED)
     assert report["results"] == expected
     assert {verdict for verdict, *_ in expected} == {"won", "lost", "unknown"}
+    assert "memory" in {stopped_by for *_, stopped_by in expected}
     study = run_on(compiled_copy, "from gapgrid.api.cli import run; run()", "study",
                    "line-up", "--deals", "1", "--max-positions", "1000", "--out",
                    compiled_copy / "study.csv")
     assert "the search runs compiled" in study.stderr  # a study says what it runs
 
-    removed = compiled.remove(compiled_copy / "gapgrid")
-    assert len(removed) == len(compiled.COMPILED) + 1  # and the shared library
+    # gapgrid upgraded after the build: a changed source, even of a module the build did
+    # not compile (its constants are baked in), and none of the build runs.
+    runs_source = compiled_copy / "gapgrid" / "core" / "cards.py"
+    runs_source.write_text(runs_source.read_text() + "# a later version\n")
     status = "from gapgrid.api.compiled import compiled_modules; print(compiled_modules())"
+    stale = run_on(compiled_copy, status)
+    assert stale.stdout.strip() == "[]"
+    assert "do not match its sources" in stale.stderr
+    again = json.loads(run_on(compiled_copy, SOLVE_ALL, json.dumps(cases()[-2:])).stdout)
+    assert again["results"] == expected[-2:]  # from the sources, the same search
+
+    removed = compiled.remove(compiled_copy / "gapgrid")
+    assert len(removed) == len(compiled.COMPILED) + 2  # the shared library, the manifest
     assert run_on(compiled_copy, status).stdout.strip() == "[]"
 
 

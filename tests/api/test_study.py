@@ -1020,3 +1020,16 @@ def test_the_default_memory_and_a_dask_cluster_are_not_checked_here(
     assert result.exit_code == 2
     assert "MiB" not in result.stderr, result.stderr
     assert "pip install 'gapgrid[study]'" in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_sorting_keeps_the_files_permissions(tmp_path: Path) -> None:
+    """The sorted file replaces the study file with the permissions it had (a temporary
+    file's are the owner's alone): a study file others could read stays readable."""
+    path = six_deals(tmp_path / "shared.csv")
+    path.chmod(0o644)
+    sort_study_file(path)
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o640)
+    sort_study_file(path)
+    assert path.stat().st_mode & 0o777 == 0o640

@@ -146,3 +146,20 @@ def test_an_input_replaced_while_it_is_read_is_read_as_it_was(
     assert code == 0, output
     assert [(row.game_number, row.verdict) for row in iter_latest_rows(out)] == [
         (1, "lost"), (5, "won")]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_new_output_has_the_usual_permissions(tmp_path: Path) -> None:
+    """A merged file made anew gets the permissions of any new file (0666 less the umask),
+    not the owner-only ones of the temporary file it was written to; one it replaces keeps
+    its own."""
+    umask = os.umask(0o022)
+    try:
+        out = tmp_path / "merged.csv"
+        code, _ = _merge(out, _study(tmp_path / "a.csv", _row(1, "won", "13")))
+        assert code == 0 and out.stat().st_mode & 0o777 == 0o644
+        out.chmod(0o600)
+        code, _ = _merge(out, _study(tmp_path / "a.csv", _row(1, "won", "13")))
+        assert code == 0 and out.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(umask)
