@@ -128,8 +128,9 @@ def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -
     and put the extension modules in the package; return the files put there.
 
     The package is compiled from a copy in ``work``, its modules keeping their names.
-    Each file is copied in whole and renamed into place, so an interrupted build leaves
-    modules that are either compiled whole or not at all (``remove`` undoes it).
+    Each file is copied in whole and renamed into place, and the manifest last: a build
+    cut short has none, and none of it is used (:mod:`core.compiled_sources`; ``remove``
+    takes it away).
     """
     try:
         from mypyc.build import mypycify
@@ -185,7 +186,8 @@ def build(root: Path, work: Path, say: Callable[[str], None] = lambda _: None) -
         target = root.parent / path.relative_to(lib)
         _replace(target, path.read_bytes())
         placed.append(target)
-    manifest = {"sources": sources_digest(root / "core")}
+    # The digest of what was compiled (the copy): sources changed meanwhile do not match.
+    manifest = {"sources": sources_digest(source / "core")}
     _replace(root / "core" / MANIFEST, json.dumps(manifest).encode())
     placed.append(root / "core" / MANIFEST)
     return placed
