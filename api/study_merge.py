@@ -59,9 +59,6 @@ class _Place:
     decided: bool
     verdict: str
     budget: tuple[float, float]
-    before_memory: bool
-    """Whether the input was written before rows recorded the memory cap: the row is then
-    written out under the current header (:func:`upgraded_line`) rather than copied."""
 
 
 class StudiesDisagree(ValueError):
@@ -75,11 +72,10 @@ class OutputError(ValueError):
 def latest_places(handle: BinaryIO, path: Path, source: int) -> dict[DealKey, _Place]:
     """The place of each deal's latest row in the study file ``handle`` (at ``path``)."""
     places: dict[DealKey, _Place] = {}
-    start, columns = read_header(handle, path)
-    before_memory = columns is COLUMNS_BEFORE_MEMORY
+    start, _ = read_header(handle, path)
     for end, row in rows_of(handle, path):
         places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
-                                 row.verdict, budget_order(row.settings), before_memory)
+                                 row.verdict, budget_order(row.settings))
         start = end
     return places
 
@@ -116,11 +112,16 @@ def merge(out: Path, paths: Sequence[Path]) -> int:
             for key, place in latest_places(handle, path, source).items():
                 kept = chosen.get(key)
                 chosen[key] = place if kept is None else better(kept, place, paths, key)
-        _write(out, sources, chosen)
+        # Whether each input was written before rows recorded the memory cap: its rows are
+        # then written under the current header (upgraded_line) rather than copied.
+        before_memory = [read_header(handle, path)[1] is COLUMNS_BEFORE_MEMORY
+                         for handle, path in zip(sources, paths, strict=True)]
+        _write(out, sources, before_memory, chosen)
     return len(chosen)
 
 
-def _write(out: Path, sources: Sequence[BinaryIO], chosen: dict[DealKey, _Place]) -> None:
+def _write(out: Path, sources: Sequence[BinaryIO], before_memory: Sequence[bool],
+           chosen: dict[DealKey, _Place]) -> None:
     """Write the ``chosen`` rows, copied from ``sources``, sorted by deal, to ``out``: a
     temporary file that replaces ``out`` once whole (:func:`replace_atomically`)."""
     def write(written: BinaryIO) -> None:
@@ -129,7 +130,7 @@ def _write(out: Path, sources: Sequence[BinaryIO], chosen: dict[DealKey, _Place]
             place = chosen[key]
             sources[place.source].seek(place.start)
             line = sources[place.source].read(place.length)
-            written.write(upgraded_line(line) if place.before_memory else line)
+            written.write(upgraded_line(line) if before_memory[place.source] else line)
 
     try:
         replace_atomically(out, write)

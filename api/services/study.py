@@ -417,7 +417,9 @@ def upgrade_study_file(path: Path) -> None:
     with an empty ``budget_memory_mib`` added (not recorded). Atomically, as
     :func:`sort_study_file`; a partial last line is dropped. Memory: each row's end."""
     with path.open("rb") as source:
-        start, _ = read_header(source, path)
+        start, columns = read_header(source, path)
+        if columns is not COLUMNS_BEFORE_MEMORY:
+            return  # already the current header (or none whole): nothing to add
         ends = [end for end, _ in rows_of(source, path)]  # every row checked first
 
         def write(out: BinaryIO) -> None:
