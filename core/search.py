@@ -35,6 +35,7 @@ import attrs
 
 from gapgrid.core.evaluation import cards_slide, evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
+from gapgrid.core.head_levels import HeadLevels
 from gapgrid.core.head_macros import Macro, head_macros
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.open_heads import (
@@ -61,7 +62,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "14"
+SOLVER_VERSION: Final = "15"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first
@@ -90,7 +91,9 @@ leaves column 0 get three quarters of the budget until they win, exhaust their s
 fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`);
 14: in single-round games with one deck where cards jump, past :data:`PROOFS_LATE` positions
 (about a minute here) the search is left to the proofs: the complete restarts get seven
-eighths, the rollouts the rest, and the other searches stop (:func:`proofs_late`)."""
+eighths, the rollouts the rest, and the other searches stop (:func:`proofs_late`); 15: there
+the fixed-heads restarts go on, in levels that allow a few head macros along a line, with as
+many positions as the complete restarts (:mod:`core.head_levels`, :data:`HEAD_LEVELS_SHARE`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -238,8 +241,8 @@ class _Restarts:
         self.attempts = 0
         self.finished = False
         """Whether the family is done: a restart ran to its end (its whole space explored),
-        its tables reached their memory, or (the fixed-heads ones) the search was left to
-        the proofs (:data:`PROOFS_LATE`)."""
+        or its tables reached their memory. (Past :data:`PROOFS_LATE` the fixed-heads
+        restarts go on in levels, afresh where they had explored their space.)"""
 
     @property
     def full(self) -> bool:
@@ -347,9 +350,10 @@ applies)."""
 
 PROOFS_LATE: Final = 4_000_000
 """In single-round games with one deck where cards jump (:func:`proofs_late`), the
-positions in all after which the search is left to the proofs: the best-first search, the
-beams and the fixed-heads restarts stop and give their tables back, and the complete
-restarts get :data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts. About a minute
+positions in all after which the search is left to the proofs: the best-first search and
+the beams stop and give their tables back, the complete restarts get
+:data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts, and the fixed-heads
+restarts go on in levels (:mod:`core.head_levels`, :data:`HEAD_LEVELS_SHARE`). About a minute
 of a search here (solver 13's single-round Gaps searches of 60 s counted 3.1 to 4.2
 million positions), so a search of 10 s is not touched, and one of a minute seldom is.
 
@@ -359,6 +363,16 @@ Gaps games 181 and 187, unknown to solver 13 after 300 s (12 to 13 million posit
 few of them the complete restarts'), the complete restarts alone won the first in
 28,937,032 positions (633 s) and proved the second lost in 40,600,704 (849 s)
 (docs/solver.md, "Kept (seventeenth sitting)")."""
+
+HEAD_LEVELS_SHARE: Final = 1
+"""Past :data:`PROOFS_LATE`, the fixed-heads restarts' levels' positions (:mod:`core.head_levels`)
+for each position of the complete restarts: as many as those.
+
+The fixed-heads restarts alone win single-round Gaps deals the complete restarts need
+tens of millions of positions for, and that solver 14 left to them at the knee (games 12
+and 46: 5.8 million positions each); their level 1 wins game 59 in 1.7 million. A loss
+then costs the complete restarts' part twice the positions past the knee
+(docs/solver.md, "Kept (nineteenth sitting)")."""
 
 PROOFS_RESTARTS_SHARE: Final = 7
 """The complete restarts' positions for each one of the rollouts past :data:`PROOFS_LATE`:
@@ -434,7 +448,7 @@ FIXED_HEADS_SHARE: Final = 3
 """Where the fixed-heads restarts run (:func:`fixed_heads_apply`), their positions for each
 position of all the other searches: three quarters of the budget, until they win, have
 explored their whole space, or the search is left to the proofs (:data:`PROOFS_LATE`;
-then none).
+then they go on in levels, :data:`HEAD_LEVELS_SHARE`).
 
 The space where no head leaves column 0 is a small part of single-round
 Gaps' space, and most deals are won within it: the fixed-heads restarts
@@ -539,6 +553,16 @@ class _Search:
                             if self._head_macros and fixed_heads_apply(engine.rules) else None)
         """The restarts in which no head leaves column 0 (:meth:`steps`), where they run: a
         smaller space, searched for wins only. Their dead positions are theirs alone."""
+        self.head_levels: HeadLevels | None = None
+        """Past :data:`PROOFS_LATE`, the levels the fixed-heads restarts go on in
+        (:mod:`core.head_levels`); None before."""
+        self.fixed_heads_done = False
+        """Whether a fixed-heads restart of level 0 finished: no win where no head leaves
+        column 0."""
+        self.head_limit = 0
+        """The head macros the fixed-heads restart under way may play along its path."""
+        self.macros_used = 0
+        """The head macros on the depth-first path under way."""
         self.table_bytes = 0
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
@@ -578,6 +602,12 @@ class _Search:
                                             len(self._redeal_ids))
         return board + stage.to_bytes(4, "little")
 
+    def level_key(self) -> bytes:
+        """The position for the fixed-heads restarts: :meth:`key` and the head macros the
+        path may still play (:mod:`core.head_levels`: what can be won from a position
+        depends on both, not on the level of the restart that asks)."""
+        return self.key() + bytes((self.head_limit - self.macros_used,))
+
     def charge(self, key: bytes, kept: int = 0) -> None:
         """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory."""
         self.table_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + kept
@@ -616,8 +646,9 @@ class _Search:
         after them, shuffled with them from the fourth on. (No redeal is
         then to come.)
 
-        With ``fixed_heads`` (the fixed-heads restarts) there are no macros: a
-        head in column 0 stays where it is, but for the arrangement open heads
+        With ``fixed_heads`` (the fixed-heads restarts) there are no macros once
+        the path holds :attr:`head_limit` of them (none at level 0): a head in
+        column 0 then stays where it is, but for the arrangement open heads
         leave to be chosen when column 0 fills. Only wins are looked for
         there, so leaving moves out needs no argument; a win found is a line
         of legal moves all the same.
@@ -637,7 +668,7 @@ class _Search:
             pairs = frozen[0]
         split = head_macros(engine, pairs, last_gap=frozen is None)
         plain, macros = split if split is not None else (pairs, [])
-        if fixed_heads:
+        if fixed_heads and self.macros_used >= self.head_limit:
             macros = []  # a head in column 0 stays there (but for the open heads' choice)
         extra: list[_Step] = [*macros, *(frozen[1] if frozen is not None else ())]
         return self._joined(attempt, list(self.children(attempt, plain)), extra)
@@ -659,6 +690,7 @@ class _Search:
             refusal = engine.redeal()
             assert refusal is None
         elif type(action) is Macro:
+            self.macros_used += 1
             for source, target in action:
                 engine.play(source, target)
         elif type(action) is Freeze:
@@ -679,6 +711,7 @@ class _Search:
         if action is None:
             engine.undo()
         elif type(action) is Macro:
+            self.macros_used -= 1
             for source, target in reversed(action):
                 engine.unplay(source, target)
         elif type(action) is Freeze:
@@ -743,9 +776,10 @@ class _Search:
         each position of all the others, until they win or have explored
         their space: a small one, where most of these deals are won. Past
         :func:`proofs_late` positions (single-round games, one deck, cards
-        that jump), only the
-        complete restarts and the rollouts go on, the restarts with seven
-        eighths of the further positions.
+        that jump), the best-first search and the beams stop; the complete
+        restarts get seven positions for each one of the rollouts, and the
+        fixed-heads restarts as many as the complete ones, in levels that
+        allow a few head macros along a line (:mod:`core.head_levels`).
         """
         if self.engine.won:
             return []
@@ -833,7 +867,11 @@ class _Search:
                 if line is not None:
                     return line
             if at_proofs is not None:
-                continue  # the fixed-heads restarts stopped at the knee
+                line = self._head_levels_turn(
+                    HEAD_LEVELS_SHARE * (in_restarts - at_proofs[0]))
+                if line:
+                    return line
+                continue
             family = self.fixed_heads
             while (family is not None and not family.finished
                    and in_fixed < FIXED_HEADS_SHARE * (self.positions - in_fixed)):
@@ -846,16 +884,49 @@ class _Search:
                 in_fixed += self.positions - before
                 if line:
                     return line
-                if line == [] or family.full:  # no win where no head leaves column 0, or
-                    self._finish(family)        # its tables reached their part of the memory
+                self.fixed_heads_done = line == []  # no win where no head leaves column 0
+                if self.fixed_heads_done or family.full:  # or its tables reached their part
+                    self._finish(family)                   # of the memory
+
+    def _head_levels_turn(self, due: int) -> list[Action] | None:
+        """Past :data:`PROOFS_LATE`: whole restarts of the fixed-heads restarts' levels
+        (:mod:`core.head_levels`), each to the level that has spent the fewest positions,
+        until they have spent ``due`` positions since the knee, found a win (returned), or
+        filled their part of the memory (then they are done, their tables given back)."""
+        family, levels = self.fixed_heads, self.head_levels
+        if family is None or levels is None:
+            return None
+        while not family.finished and levels.total < due:
+            level = levels.next()
+            levels.attempts[level] += 1
+            attempts = levels.attempts[level]
+            self.head_limit = level
+            before = self.positions
+            line = self.attempt(attempts - 1, self.positions + luby(attempts) * RESTART_UNIT,
+                                family)
+            levels.record(level, self.positions - before)
+            if line:
+                return line
+            if line == []:
+                levels.done(level)
+            if family.full:
+                self._finish(family)
+        return None
 
     def _leave_to_proofs(self) -> None:
-        """Past :data:`PROOFS_LATE`: the fixed-heads restarts and the best-first search stop
-        for good and give their tables back to the complete restarts. (The best-first search
-        is never called again: started afresh with an empty heap and its old table, it
-        would find nothing new and answer lost.)"""
-        if self.fixed_heads is not None and not self.fixed_heads.finished:
-            self._finish(self.fixed_heads)
+        """Past :data:`PROOFS_LATE`: the best-first search stops for good and gives its
+        table back to the complete restarts (it is never called again: started afresh with
+        an empty heap and its old table, it would find nothing new and answer lost), and the
+        fixed-heads restarts go on in levels (:mod:`core.head_levels`): from level 0 where
+        they have not finished it, keeping their tables, from level 1 afresh where they have
+        explored it. Where they filled their part of the memory, they stay done."""
+        family = self.fixed_heads
+        if family is not None and (not family.finished or self.fixed_heads_done):
+            if family.finished:
+                family = self.fixed_heads = _Restarts(self.budget.memory
+                                                      // FIXED_HEADS_MEMORY_PART)
+            done_before = 1 if self.fixed_heads_done else 0
+            self.head_levels = HeadLevels(done_before, family.attempts)
         self.table_bytes -= self.best_first_bytes
         self.best_first_bytes = 0
         self.open_seen = set()
@@ -998,13 +1069,14 @@ class _Search:
         family = family if family is not None else self.complete
         fixed_heads = family is not self.complete
         engine, dead, live = self.engine, family.dead, family.live
-        play, key_of = engine.play, self.key
+        play, key_of = engine.play, self.level_key if fixed_heads else self.key
+        self.macros_used = 0  # the path starts empty
         self.shuffler = random.Random(order)
         live.clear()
         self.table_bytes -= family.live_bytes  # what its last restart left unproven is forgotten
         family.live_bytes = 0
         scc_stack: list[bytes] = []
-        root = self.key()
+        root = key_of()
         if root in dead:
             return []
         counter = 0
