@@ -29,6 +29,12 @@ from typing import Final
 HEAD_LEVELS: Final = 3
 """How many levels take turns: the lowest one not yet done and the two above it."""
 
+MAX_HEAD_LEVEL: Final = 15
+"""The highest level. A line with more head macros is left to the complete restarts; the
+levels a lost deal's levels climb through in a long search stop there rather than spend
+half of the positions on spaces ever closer to the whole one (not measured: the wins
+measured were at levels 0 and 1)."""
+
 
 class HeadLevels:
     """The levels that take turns, each with its own count of restarts (for Luby's sequence
@@ -44,12 +50,18 @@ class HeadLevels:
         """The lowest level not known to be done."""
         self.attempts: dict[int, int] = {}
         self.spent: dict[int, int] = {}
-        for level in range(floor, floor + HEAD_LEVELS):
+        for level in range(floor, min(floor + HEAD_LEVELS, MAX_HEAD_LEVEL + 1)):
             self.attempts[level] = 0
             self.spent[level] = 0
-        self.attempts[floor] = attempts_at_floor
+        if floor in self.attempts:
+            self.attempts[floor] = attempts_at_floor
         self.total = 0
         """The positions all levels have spent, those done included."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether every level up to :data:`MAX_HEAD_LEVEL` is done."""
+        return not self.spent
 
     def next(self) -> int:
         """The level whose turn it is: the one that has spent the fewest positions (the
@@ -64,13 +76,14 @@ class HeadLevels:
     def done(self, level: int) -> None:
         """A restart of ``level`` finished without a win: no line with at most ``level`` head
         macros wins, so that level and every one below it are done. The levels above take
-        their place, the new ones starting even with the least spent of those left."""
+        their place, up to :data:`MAX_HEAD_LEVEL`, the new ones starting even with the least
+        spent of those left (from 0 when none is left)."""
         for old in [each for each in self.attempts if each <= level]:
             del self.attempts[old]
             del self.spent[old]
         self.floor = level + 1
         even = min(self.spent.values(), default=0)
-        for new in range(self.floor, self.floor + HEAD_LEVELS):
+        for new in range(self.floor, min(self.floor + HEAD_LEVELS, MAX_HEAD_LEVEL + 1)):
             if new not in self.attempts:
                 self.attempts[new] = 0
                 self.spent[new] = even

@@ -563,6 +563,8 @@ class _Search:
         """The head macros the fixed-heads restart under way may play along its path."""
         self.macros_used = 0
         """The head macros on the depth-first path under way."""
+        self._levels_running = False
+        """Whether the restart under way is one of the head levels'."""
         self.table_bytes = 0
         self.next_check = _CHECK_EVERY
         self._redeal_ids: dict[object, int] = {}
@@ -612,6 +614,21 @@ class _Search:
         """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory."""
         self.table_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + kept
         if self.table_bytes > self.budget.memory:
+            self._make_room()
+
+    def _make_room(self) -> None:
+        """The table is full. Past :data:`PROOFS_LATE` the head levels, which look for wins
+        only, give their tables back so that the proofs go on: at once when another search
+        is running, at their restart's next position when it is theirs (it then stops, and
+        they are done). Otherwise the search stops on memory (:meth:`run`)."""
+        family = self.fixed_heads
+        if self.head_levels is None or family is None or family.finished:
+            raise _Stop("memory")
+        if self._levels_running:
+            family.memory = 0  # full: the restart under way stops and the levels are done
+            return
+        self._finish(family)
+        if self.table_bytes > self.budget.memory:  # theirs were not enough
             raise _Stop("memory")
 
     # -- moves -----------------------------------------------------------------
@@ -891,8 +908,10 @@ class _Search:
     def _head_levels_turn(self, due: int) -> list[Action] | None:
         """Past :data:`PROOFS_LATE`: whole restarts of the fixed-heads restarts' levels
         (:mod:`core.head_levels`), each to the level that has spent the fewest positions,
-        until they have spent ``due`` positions since the knee, found a win (returned), or
-        filled their part of the memory (then they are done, their tables given back)."""
+        until they have spent ``due`` positions since the knee, found a win (returned),
+        filled their part of the memory, or explored every level up to
+        :data:`core.head_levels.MAX_HEAD_LEVEL` (then they are done, their tables given
+        back)."""
         family, levels = self.fixed_heads, self.head_levels
         if family is None or levels is None:
             return None
@@ -902,14 +921,18 @@ class _Search:
             attempts = levels.attempts[level]
             self.head_limit = level
             before = self.positions
-            line = self.attempt(attempts - 1, self.positions + luby(attempts) * RESTART_UNIT,
-                                family)
+            self._levels_running = True
+            try:
+                line = self.attempt(attempts - 1,
+                                    self.positions + luby(attempts) * RESTART_UNIT, family)
+            finally:
+                self._levels_running = False
             levels.record(level, self.positions - before)
             if line:
                 return line
             if line == []:
                 levels.done(level)
-            if family.full:
+            if family.full or levels.finished:
                 self._finish(family)
         return None
 
@@ -919,7 +942,9 @@ class _Search:
         an empty heap and its old table, it would find nothing new and answer lost), and the
         fixed-heads restarts go on in levels (:mod:`core.head_levels`): from level 0 where
         they have not finished it, keeping their tables, from level 1 afresh where they have
-        explored it. Where they filled their part of the memory, they stay done."""
+        explored it (their level-0 table was given back then). Where they filled their part
+        of the memory, they stay done. From here on, a table that fills makes them give
+        theirs back before the proofs stop (:meth:`_make_room`)."""
         family = self.fixed_heads
         if family is not None and (not family.finished or self.fixed_heads_done):
             if family.finished:

@@ -8,7 +8,7 @@ from gapgrid.core import search as search_module
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
-from gapgrid.core.head_levels import HEAD_LEVELS, HeadLevels
+from gapgrid.core.head_levels import HEAD_LEVELS, MAX_HEAD_LEVEL, HeadLevels
 from gapgrid.core.head_macros import Macro
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
@@ -184,6 +184,68 @@ def test_a_family_that_filled_its_memory_stays_done_past_the_knee() -> None:
     search._leave_to_proofs()
     assert search.head_levels is None and search.fixed_heads is family and family.finished
     assert search._head_levels_turn(10**9) is None
+
+
+def test_on_a_lost_deal_the_levels_climb_to_the_highest_and_stop() -> None:
+    """Small deal 7 (lost): past the knee each level's space is explored in turn, up to
+    MAX_HEAD_LEVEL; then the levels are done, their tables given back, and they leave
+    the positions to the others."""
+    state = deal(small_rules(), 7)
+    assert solve(state, Budget(seconds=None)).verdict == "lost"
+    search = _new_search(state)
+    search._leave_to_proofs()
+    assert search._head_levels_turn(10**7) is None
+    levels, family = search.head_levels, search.fixed_heads
+    assert levels is not None and levels.finished and levels.floor == MAX_HEAD_LEVEL + 1
+    assert family is not None and family.finished and not family.dead
+    assert search.table_bytes == 0 and 0 < levels.total < 10**7
+
+
+def test_levels_that_fill_their_part_of_the_memory_are_done(catalogue: Catalogue) -> None:
+    """Single-round Gaps game 3 with a 2 MiB table: the levels fill their half, stop and
+    give it back."""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                     Budget(seconds=None, memory=2 << 20), None, reductions_for(rules))
+    search._leave_to_proofs()
+    assert search._head_levels_turn(10**7) is None
+    family, levels = search.fixed_heads, search.head_levels
+    assert family is not None and family.finished and not family.dead
+    assert levels is not None and not levels.finished and 0 < levels.total < 10**7
+    assert search.table_bytes == 0
+
+
+def test_a_full_table_makes_the_levels_give_theirs_back(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Single-round Gaps game 3, knee at 60,000, a 32 MiB table the levels may fill alone:
+    when the whole table is full, the levels give theirs back and the search goes on to
+    its positions, the complete restarts' table kept; had they kept it, the search would
+    have stopped on memory."""
+    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(search_module, "FIXED_HEADS_MEMORY_PART", 1)
+    rules = catalogue.rules("montana", {"redeals": "0"})
+
+    def stopped_by(search: _Search) -> str:
+        with pytest.raises(_Stop) as stopped:
+            search._take_turns()
+        return stopped.value.what
+
+    def new() -> _Search:
+        return _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                       Budget(seconds=None, positions=400_000, memory=32 << 20), None,
+                       reductions_for(rules))
+
+    search = new()
+    assert stopped_by(search) == "positions"
+    family = search.fixed_heads
+    assert family is not None and family.finished and not family.dead
+    assert search.complete.dead and search.table_bytes <= 32 << 20
+
+    def keeping(search: _Search) -> None:
+        raise _Stop("memory")
+
+    monkeypatch.setattr(_Search, "_make_room", keeping)
+    assert stopped_by(new()) == "memory"
 
 
 def test_macros_are_counted_along_the_path() -> None:

@@ -99,12 +99,20 @@ def test_before_the_knee_nothing_changes(catalogue: Catalogue,
 def test_a_loss_is_still_proven_past_the_knee(catalogue: Catalogue,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Line Up game 11, lost (a proof of some 63,000 positions), with the knee at 20,000:
-    the complete restarts finish it, as before."""
+    the complete restarts finish it, as before, beside the head levels (from level 1: the
+    fixed-heads restarts had explored level 0 by the knee)."""
     monkeypatch.setattr(search_module, "PROOFS_LATE", 20_000)
     left = []
+    floors = []
     leave = _Search._leave_to_proofs
-    monkeypatch.setattr(_Search, "_leave_to_proofs",
-                        lambda search: (left.append(search.positions), leave(search))[-1])
+
+    def noting(search: _Search) -> None:
+        left.append(search.positions)
+        leave(search)
+        floors.append(search.head_levels.floor if search.head_levels is not None else None)
+
+    monkeypatch.setattr(_Search, "_leave_to_proofs", noting)
     result = solve(new_game(catalogue.rules("line-up"), DealNumber(11)),
                    Budget(seconds=None, positions=2_000_000))
     assert result.verdict == "lost" and left and result.positions > left[0]
+    assert floors == [1]  # its fixed-heads space was explored before: the levels start at 1
