@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import Engine, new_game
 from gapgrid.core.notation import Action
-from gapgrid.core.search import _Restarts, _Search
+from gapgrid.core.reductions import reductions_for
+from gapgrid.core.search import Budget, _Restarts, _Search, _Stop
 
 
 def count_spending(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
@@ -32,3 +36,14 @@ def count_spending(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(_Search, "attempt", counted_attempt)
     monkeypatch.setattr(_Search, "nested_rollouts", counted_rollouts)
     return spent
+
+
+def run_undecided_deal(catalogue: Catalogue, positions: int) -> _Search:
+    """Single-round Gaps game 3 (undecided within a few million positions), searched until
+    ``positions``; the search, stopped there."""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
+                     Budget(seconds=None, positions=positions), None, reductions_for(rules))
+    with pytest.raises(_Stop):
+        search._take_turns()
+    return search

@@ -23,7 +23,7 @@ from gapgrid.core.search import (
     luby,
     solve,
 )
-from tests.core.search_spending import count_spending
+from tests.core.search_spending import count_spending, run_undecided_deal
 from tests.core.small_layout import deal, small_rules
 
 KNEE = 60_000
@@ -141,11 +141,7 @@ def test_past_the_knee_the_levels_get_as_many_as_the_complete_restarts(
         assert search.fixed_heads is family and len(family.dead) == at_knee["dead"]
 
     monkeypatch.setattr(_Search, "_leave_to_proofs", snapshot)
-    rules = catalogue.rules("montana", {"redeals": "0"})
-    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
-                     Budget(seconds=None, positions=400_000), None, reductions_for(rules))
-    with pytest.raises(_Stop):
-        search._take_turns()
+    search = run_undecided_deal(catalogue, 400_000)
     late = {key: spent[key] - at_knee[key] for key in spent}
     levels = search.head_levels
     assert levels is not None and levels.floor == 0

@@ -19,7 +19,7 @@ from gapgrid.core.search import (
     proofs_late,
     solve,
 )
-from tests.core.search_spending import count_spending
+from tests.core.search_spending import count_spending, run_undecided_deal
 
 KNEE = 60_000
 """The knee the tests put in place of PROOFS_LATE (four million positions, over a minute)."""
@@ -58,11 +58,7 @@ def test_past_the_knee_only_the_restarts_and_the_rollouts_go_on(
         assert search.table_bytes == at_knee["table"] - held  # its bytes given back
 
     monkeypatch.setattr(_Search, "_leave_to_proofs", snapshot)
-    rules = catalogue.rules("montana", {"redeals": "0"})
-    search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
-                     Budget(seconds=None, positions=400_000), None, reductions_for(rules))
-    with pytest.raises(_Stop):
-        search._take_turns()
+    search = run_undecided_deal(catalogue, 400_000)
     assert KNEE <= at_knee["positions"] < 2 * KNEE
     before = at_knee["positions"] - at_knee["restarts"] - at_knee["fixed"] - at_knee["rollouts"]
     assert min(at_knee["restarts"], at_knee["fixed"], at_knee["rollouts"], before) > 0
