@@ -50,9 +50,7 @@ class HeadLevels:
         """The lowest level not known to be done."""
         self.attempts: dict[int, int] = {}
         self.spent: dict[int, int] = {}
-        for level in range(floor, min(floor + HEAD_LEVELS, MAX_HEAD_LEVEL + 1)):
-            self.attempts[level] = 0
-            self.spent[level] = 0
+        self._join_levels(spent=0)
         if floor in self.attempts:
             self.attempts[floor] = attempts_at_floor
         self.total = 0
@@ -82,8 +80,12 @@ class HeadLevels:
             del self.attempts[old]
             del self.spent[old]
         self.floor = level + 1
-        even = min(self.spent.values(), default=0)
+        self._join_levels(spent=min(self.spent.values(), default=0))
+
+    def _join_levels(self, spent: int) -> None:
+        """Add the levels from :attr:`floor` on that are missing (up to :data:`HEAD_LEVELS` of
+        them, none past :data:`MAX_HEAD_LEVEL`), each with no restart yet and ``spent``."""
         for new in range(self.floor, min(self.floor + HEAD_LEVELS, MAX_HEAD_LEVEL + 1)):
             if new not in self.attempts:
                 self.attempts[new] = 0
-                self.spent[new] = even
+                self.spent[new] = spent
