@@ -1,7 +1,7 @@
 """Levels of the fixed-heads restarts in a long search: level K allows K head macros a line.
 
-The fixed-heads restarts (:data:`core.search.FIXED_HEADS_SHARE`) look for
-wins where no head leaves column 0. Past :data:`core.search.PROOFS_LATE`
+The fixed-heads restarts (:data:`core.schedule.FIXED_HEADS_SHARE`) look for
+wins where no head leaves column 0. Past :data:`core.schedule.PROOFS_LATE`
 (about a minute of a search here) they go on in levels: a restart of level K
 may play at most K head macros (:mod:`core.head_macros`) along its path, so
 level 0 is the fixed-heads space itself, and each level's space holds the one

@@ -33,7 +33,7 @@ from typing import Final, Literal
 
 import attrs
 
-from gapgrid.core.evaluation import cards_slide, evaluation_for
+from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_levels import HeadLevels
 from gapgrid.core.head_macros import Macro, head_macros
@@ -57,7 +57,21 @@ from gapgrid.core.reductions import (
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
-from gapgrid.core.rules import Rules
+from gapgrid.core.schedule import (
+    FIXED_HEADS_MEMORY_PART,
+    FIXED_HEADS_SHARE,
+    HEAD_LEVELS_SHARE,
+    PROOFS_RESTARTS_SHARE,
+    RESTART_UNIT,
+    ROLLOUT_STEPS_PER_POSITION,
+    fixed_heads_apply,
+    luby,
+    proofs_late,
+    restarts_first,
+    rollout_positions,
+    rollout_share,
+    rollouts_late,
+)
 from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
@@ -65,35 +79,35 @@ Verdict = Literal["won", "lost", "unknown"]
 SOLVER_VERSION: Final = "15"
 """Changes whenever the search could answer differently; studies record it.
 
-1: restarts, beams and the two reductions as of commit 91a80e7 (the first
-study sitting); 2: cheaper positions, beams balanced against the restarts,
-side-by-side pairs in the evaluation; 3: a resumable best-first search
-beside the beams, both by an evaluation for every fill rule
+1: restarts, beams and the two reductions as of commit 91a80e7 (the first study sitting); 2:
+cheaper positions, beams balanced against the restarts, side-by-side pairs in the evaluation; 3:
+a resumable best-first search beside the beams, both by an evaluation for every fill rule
 (:mod:`core.evaluation`: Manhattan distances where cards slide); 4: nested rollouts
-(:mod:`core.rollouts`) beside them, with twice the restarts' share; 5: won lines without
-their detours and idle actions (:mod:`core.shortening`); 6: the rollouts at 16 times the
-restarts' share where cards jump, once the restarts have had their first 50,000
-positions (:func:`rollout_share`); 7: playouts that mostly leave no gap nothing can fill
-(:data:`core.rollouts.KEEP_GAPS_ALIVE`) and, where the fill also lets in cards that pair
-with neither neighbour, mostly put a card beside a neighbour of its finished row
-(:data:`core.rollouts.PAIR_UP`); 8: the depth-first restarts move heads between column-0
-gaps only as part of a macro that uses the move (:mod:`core.head_macros`); 9: once column 0 is
-full, they choose a row's head only when its column 1 is filled (:mod:`core.open_heads`); 10: a
+(:mod:`core.rollouts`) beside them, with twice the restarts' share; 5: won lines without their
+detours and idle actions (:mod:`core.shortening`); 6: the rollouts at 16 times the restarts'
+share where cards jump, once the restarts have had their first 50,000 positions
+(:func:`core.schedule.rollout_share`); 7: playouts that mostly leave no gap nothing can fill
+(:data:`core.rollouts.KEEP_GAPS_ALIVE`) and, where the fill also lets in cards that pair with
+neither neighbour, mostly put a card beside a neighbour of its finished row
+(:data:`core.rollouts.PAIR_UP`); 8: the depth-first restarts move heads between column-0 gaps
+only as part of a macro that uses the move (:mod:`core.head_macros`); 9: once column 0 is full,
+they choose a row's head only when its column 1 is filled (:mod:`core.open_heads`); 10: a
 level-1 rollout search plays a few actions of its best game between two rounds of trials
 (:data:`core.rollouts.SLOTS_PER_STRIDE`), and with two decks the rollouts get their full share
-from the start (:func:`restarts_first`); 11: with one deck where cards jump, once the rollouts
-are due :data:`ROLLOUTS_LATE` positions, they get one position (not 16) for each further one
-of the restarts (:func:`rollouts_late`), so a search of a minute or more can prove losses; 12:
-when the table's memory runs out, the rollouts go on until the time or the positions do
-(solver 11 answered ``unknown`` there; until then the two search alike, position for
-position); 13: in single-round games where head macros apply, restarts in which no head
-leaves column 0 get three quarters of the budget until they win, exhaust their space or
-fill their half of the memory (:data:`FIXED_HEADS_SHARE`, :data:`FIXED_HEADS_MEMORY_PART`);
-14: in single-round games with one deck where cards jump, past :data:`PROOFS_LATE` positions
-(about a minute here) the search is left to the proofs: the complete restarts get seven
-eighths, the rollouts the rest, and the other searches stop (:func:`proofs_late`); 15: there
-the fixed-heads restarts go on, in levels that allow a few head macros along a line, with as
-many positions as the complete restarts (:mod:`core.head_levels`, :data:`HEAD_LEVELS_SHARE`)."""
+from the start (:func:`core.schedule.restarts_first`); 11: with one deck where cards jump, once
+the rollouts are due :data:`core.schedule.ROLLOUTS_LATE` positions, they get one position (not
+16) for each further one of the restarts (:func:`core.schedule.rollouts_late`), so a search of a
+minute or more can prove losses; 12: when the table's memory runs out, the rollouts go on until
+the time or the positions do (solver 11 answered ``unknown`` there; until then the two search
+alike, position for position); 13: in single-round games where head macros apply, restarts in
+which no head leaves column 0 get three quarters of the budget until they win, exhaust their
+space or fill their half of the memory (:data:`core.schedule.FIXED_HEADS_SHARE`,
+:data:`core.schedule.FIXED_HEADS_MEMORY_PART`); 14: in single-round games with one deck where
+cards jump, past :data:`core.schedule.PROOFS_LATE` positions (about a minute here) the search is
+left to the proofs: the complete restarts get seven eighths, the rollouts the rest, and the
+other searches stop (:func:`core.schedule.proofs_late`); 15: there the fixed-heads restarts go
+on, in levels that allow a few head macros along a line, with as many positions as the complete
+restarts (:mod:`core.head_levels`, :data:`core.schedule.HEAD_LEVELS_SHARE`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -141,7 +155,7 @@ class SearchResult:
 
     positions: int
     """Positions explored by the searches (each distinct position once in each), plus one
-    for every :data:`ROLLOUT_STEPS_PER_POSITION` actions the rollouts played."""
+    for every :data:`core.schedule.ROLLOUT_STEPS_PER_POSITION` actions the rollouts played."""
 
     seconds: float
     stopped_by: str | None = None
@@ -241,7 +255,7 @@ class _Restarts:
         self.attempts = 0
         self.finished = False
         """Whether the family is done: a restart ran to its end (its whole space explored),
-        or its tables reached their memory. (Past :data:`PROOFS_LATE` the fixed-heads
+        or its tables reached their memory. (Past :data:`core.schedule.PROOFS_LATE` the fixed-heads
         restarts go on in levels, afresh where they had explored their space.)"""
 
     @property
@@ -262,27 +276,6 @@ class _Frame:
         self.low = index
 
 
-def luby(number: int) -> int:
-    """The ``number``-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 ...: restart lengths
-    that waste at most a logarithmic factor against the best fixed length, whatever it is."""
-    power = 1
-    while power * 2 - 1 < number:
-        power *= 2
-    while True:
-        if number == power * 2 - 1:
-            return power
-        if number < power:
-            power //= 2
-            continue
-        number -= power - 1
-        power = 1
-        while power * 2 - 1 < number:
-            power *= 2
-
-
-RESTART_UNIT: Final = 2000
-"""Positions in a restart of Luby length 1."""
-
 BEAM_WIDTH: Final = 8
 """The first beam search's width; each later one doubles it, up to MAX_BEAM_DOUBLINGS times.
 
@@ -296,191 +289,6 @@ SHORTEN_WIDTH: Final = 32
 """The first beam's width in :func:`shorten` (a win is known there: wider beams, shorter lines)."""
 
 MAX_BEAM_DOUBLINGS: Final = 8
-
-ROLLOUT_SHARE: Final = 16
-"""The nested rollouts' positions for each position of the depth-first restarts, where cards
-jump (every fill rule but a sliding puzzle's), once the restarts have had their first
-:func:`restarts_first` (:data:`RESTARTS_FIRST` with one deck, none with two): from then on
-16/18 of the budget, the restarts 1/18, the best-first search and the beams 1/36 each, until
-the rollouts have had :func:`rollouts_late` (with one deck).
-
-The rollouts win most hard deals of the games where cards jump, with or
-without redeals. Each search alone, on 8 Spaces and Aces and 8 Paganini
-II deals that solver 4 took more than 10 s to win, at most 600,000
-positions: the rollouts won all 16 (108,000 to 501,000 positions), the
-beams 10, the restarts 8 and the best-first search 4. On the deals solver
-4 needed more than 500,000 positions for (docs/solver.md, "Kept (2026-12-01,
-ninth sitting)"), with the rollouts at 2 (solver 5), 4, 8 and 16 times the
-restarts' share: Spaces and Aces 8, 14, 16 and 18 of 27 decided within
-600,000 positions, Paganini II 0, 6 and 11 (at 8) of 30 within 500,000;
-the 30 anchors at 500,000 positions 18 (at 2) and 19 (at 16). The restarts,
-which prove losses, still get their first 2,000 positions before anything
-else, and every later restart in turn."""
-
-FIRST_ROLLOUT_SHARE: Final = 2
-"""The rollouts' share for the restarts' first :data:`RESTARTS_FIRST` positions, and for
-all of a sliding puzzle's (Rectangular Rovers: a random slide seldom helps, the beams win
-them): solver 4's and 5's share."""
-
-RESTARTS_FIRST: Final = 50_000
-"""The restarts' positions before the rollouts' share grows from :data:`FIRST_ROLLOUT_SHARE`
-to :data:`ROLLOUT_SHARE`, with one deck (:func:`restarts_first`): a small space is first
-exhausted, and proven lost, at solver 5's pace. Line Up game 11 is lost, a proof of 209,346
-positions of which about 52,000 are the restarts'; at 16 times the restarts' share from the
-start it took more than 10 s."""
-
-
-ROLLOUTS_LATE: Final = 1_000_000
-"""With one deck where cards jump (:func:`rollouts_late`), the rollouts' due positions after
-which they get only :data:`LATE_ROLLOUT_SHARE` times the restarts' further positions: about
-20 s of a search here (about 1,200,000 positions in all), so a search of 10 s is not touched.
-
-Past that, the rollouts seldom win what they have not won, while a loss proof needs the
-restarts to exhaust a space of hundreds of thousands of positions or more, and at 16 times
-their share the restarts got only about a twentieth of a minute. On single-round Gaps deals
-that solver 6 left undecided after a minute, the restarts alone, a minute each, prove some
-lost, and solver 11 proves two of them within the minute where solver 10 proves none
-(docs/solver.md, "Kept (fifteenth sitting)")."""
-
-LATE_ROLLOUT_SHARE: Final = 1
-"""The rollouts' positions for each further position of the restarts once they are due
-:data:`ROLLOUTS_LATE`: then the restarts and the rollouts get a third of the budget each,
-the best-first search and the beams a sixth each (until :data:`PROOFS_LATE`, where it
-applies)."""
-
-PROOFS_LATE: Final = 4_000_000
-"""In single-round games with one deck where cards jump (:func:`proofs_late`), the
-positions in all after which the search is left to the proofs: the best-first search and
-the beams stop and give their tables back, the complete restarts get
-:data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts, and the fixed-heads
-restarts go on in levels (:mod:`core.head_levels`, :data:`HEAD_LEVELS_SHARE`). About a minute
-of a search here (solver 13's single-round Gaps searches of 60 s counted 3.1 to 4.2
-million positions), so a search of 10 s is not touched, and one of a minute seldom is.
-
-Past a minute the other searches seldom win what they have not won, while the deals left
-are decided by the complete restarts after tens of millions of positions: single-round
-Gaps games 181 and 187, unknown to solver 13 after 300 s (12 to 13 million positions, a
-few of them the complete restarts'), the complete restarts alone won the first in
-28,937,032 positions (633 s) and proved the second lost in 40,600,704 (849 s)
-(docs/solver.md, "Kept (seventeenth sitting)")."""
-
-HEAD_LEVELS_SHARE: Final = 1
-"""Past :data:`PROOFS_LATE`, the fixed-heads restarts' levels' positions (:mod:`core.head_levels`)
-for each position of the complete restarts: as many as those.
-
-The fixed-heads restarts alone win single-round Gaps deals the complete restarts need
-tens of millions of positions for, and that solver 14 left to them at the knee (games 12
-and 46: 5.8 million positions each); their level 1 wins game 59 in 1.7 million. A loss
-then costs the complete restarts' part twice the positions past the knee
-(docs/solver.md, "Kept (nineteenth sitting)")."""
-
-PROOFS_RESTARTS_SHARE: Final = 7
-"""The complete restarts' positions for each one of the rollouts past :data:`PROOFS_LATE`:
-seven eighths of the budget. The rollouts keep the rest because they hold no table, so
-they cost the proofs no memory."""
-
-
-def rollout_share(rules: Rules) -> int:
-    """The nested rollouts' positions for each position of the restarts past their first
-    :func:`restarts_first` (until the rollouts are due :func:`rollouts_late`), in ``rules``'
-    game."""
-    return FIRST_ROLLOUT_SHARE if cards_slide(rules) else ROLLOUT_SHARE
-
-
-def restarts_first(rules: Rules) -> int:
-    """The restarts' positions before the rollouts get :func:`rollout_share`, in ``rules``'
-    game: :data:`RESTARTS_FIRST` with one deck, none with two.
-
-    The first share is there for spaces small enough to exhaust within the
-    budget, and a two-deck deal's never is: of the 800 deals of the four
-    two-deck games studied (``data/study/solver-3``, 200 each), none was
-    proven lost, while Paganini II, whose deals are won, spent a third of
-    its positions outside the rollouts (deal 1: 572,311 positions in all,
-    the rollouts' 402,000 of them).
-    """
-    return RESTARTS_FIRST if rules.layout.decks == 1 else 0
-
-
-def rollouts_late(rules: Rules) -> int | None:
-    """The rollouts' due positions past which the restarts get a bigger share, in ``rules``'
-    game: :data:`ROLLOUTS_LATE` with one deck where cards jump; never (None) with two decks,
-    whose spaces are never exhausted within any budget (:func:`restarts_first`), nor for a
-    sliding puzzle, whose rollouts keep :data:`FIRST_ROLLOUT_SHARE` (not measured there)."""
-    if rules.layout.decks != 1 or cards_slide(rules):
-        return None
-    return ROLLOUTS_LATE
-
-
-def rollout_positions(rules_share: int, in_restarts: int, first: int,
-                      late: int | None) -> int:
-    """The rollouts' positions due once the restarts have had ``in_restarts``, where
-    :func:`restarts_first` is ``first`` and :func:`rollouts_late` is ``late`` (no defaults: a
-    caller that forgot the decks would silently give a two-deck game the one-deck pace).
-
-    Twice the restarts' positions for their first ``first``, then ``rules_share`` times, and
-    once that makes ``late`` (when not None), :data:`LATE_ROLLOUT_SHARE` times each further one.
-    """
-    early = min(in_restarts, first)
-    due = FIRST_ROLLOUT_SHARE * early + rules_share * (in_restarts - early)
-    knee = late_knee(rules_share, first, late)
-    if knee is None or late is None or due <= late:
-        return due
-    return late + LATE_ROLLOUT_SHARE * (in_restarts - knee)
-
-
-def late_knee(rules_share: int, first: int, late: int | None) -> int | None:
-    """The restarts' positions when the rollouts' due reaches ``late`` (None: never), with
-    :func:`rollout_positions`' ``rules_share`` and ``first``."""
-    if late is None:
-        return None
-    if FIRST_ROLLOUT_SHARE * first >= late:
-        return late // FIRST_ROLLOUT_SHARE
-    return first + (late - FIRST_ROLLOUT_SHARE * first) // rules_share
-
-
-FIXED_HEADS_MEMORY_PART: Final = 2
-"""The fixed-heads restarts' tables may hold at most this part of the search's memory (a
-half): they prove nothing, and the rest must be left to the restarts that prove losses.
-Without it they held nine tenths of a long search's table (88 % of it at 600,000
-positions of single-round Gaps game 3)."""
-
-FIXED_HEADS_SHARE: Final = 3
-"""Where the fixed-heads restarts run (:func:`fixed_heads_apply`), their positions for each
-position of all the other searches: three quarters of the budget, until they win, have
-explored their whole space, or the search is left to the proofs (:data:`PROOFS_LATE`;
-then they go on in levels, :data:`HEAD_LEVELS_SHARE`).
-
-The space where no head leaves column 0 is a small part of single-round
-Gaps' space, and most deals are won within it: the fixed-heads restarts
-alone, 10 s each, won 20 of the 30 anchors (two that solver 12 leaves
-undecided at 10 s, 021 and 027, among them, in 5.3 and 4.7 s), and,
-60 s each, 5 of 18 deals solver 6 and solver 11 both left undecided
-after a minute; on 8 of those 18 they explored their whole space within
-the minute. At 10 s a deal, with the other searches as in solver 12, the
-anchors decided: 21 with no share, 21 with as many positions as the
-complete restarts, 20 with half the budget, 22 with two thirds, 23 with
-three quarters (docs/solver.md, "Kept (sixteenth sitting)")."""
-
-
-def proofs_late(rules: Rules) -> int | None:
-    """The positions after which a search of ``rules``' game is left to the proofs
-    (:data:`PROOFS_LATE`): in single-round games with one deck where cards jump (as
-    :func:`rollouts_late`), where it was measured; never (None) elsewhere. With redeals
-    no study has proven a loss, and with unlimited ones the restarts never finish."""
-    return None if rollouts_late(rules) is None or rules.redeals != 0 else PROOFS_LATE
-
-
-def fixed_heads_apply(rules: Rules) -> bool:
-    """Whether a search of ``rules``' game runs the fixed-heads restarts: single-round games
-    (no redeal) where :mod:`core.head_macros` applies (single-round Gaps, Line Up)."""
-    return single_successor(rules) and rules.redeals == 0
-
-
-ROLLOUT_STEPS_PER_POSITION: Final = 4
-"""Playout actions that count as one position: a position of solver 3's searches taken
-together cost about as much as four actions on four games (27,000 to 40,000 positions a
-second against 78,000 to 127,000 actions). A depth-first restart's position alone is
-cheaper, one to two and a half actions; a best-first search's dearer."""
 
 
 class _Node:
@@ -554,7 +362,7 @@ class _Search:
         """The restarts in which no head leaves column 0 (:meth:`steps`), where they run: a
         smaller space, searched for wins only. Their dead positions are theirs alone."""
         self.head_levels: HeadLevels | None = None
-        """Past :data:`PROOFS_LATE`, the levels the fixed-heads restarts go on in
+        """Past :data:`core.schedule.PROOFS_LATE`, the levels the fixed-heads restarts go on in
         (:mod:`core.head_levels`); None before."""
         self.fixed_heads_done = False
         """Whether a fixed-heads restart of level 0 finished: no win where no head leaves
@@ -617,10 +425,10 @@ class _Search:
             self._make_room()
 
     def _make_room(self) -> None:
-        """The table is full. Past :data:`PROOFS_LATE` the head levels, which look for wins
-        only, give their tables back so that the proofs go on: at once when another search
-        is running, at their restart's next position when it is theirs (it then stops, and
-        they are done). Otherwise the search stops on memory (:meth:`run`)."""
+        """The table is full. Past :data:`core.schedule.PROOFS_LATE` the head levels, which look for
+        wins only, give their tables back so that the proofs go on: at once when another search is
+        running, at their restart's next position when it is theirs (it then stops, and they are
+        done). Otherwise the search stops on memory (:meth:`run`)."""
         family = self.fixed_heads
         if self.head_levels is None or family is None or family.finished:
             raise _Stop("memory")
@@ -779,20 +587,20 @@ class _Search:
         with one best-first search and with the nested rollouts, the last
         two resuming where they stopped. For each position of the restarts
         the best-first search and the beams get half a position each and
-        the rollouts two; past the restarts' first :func:`restarts_first`
-        (none with two decks), the rollouts get :func:`rollout_share`; once
-        they are due :func:`rollouts_late` (one deck, cards that jump), one
-        (:func:`rollout_positions`). The beams win most sliding puzzles, the
+        the rollouts two; past the restarts' first :func:`core.schedule.restarts_first`
+        (none with two decks), the rollouts get :func:`core.schedule.rollout_share`; once
+        they are due :func:`core.schedule.rollouts_late` (one deck, cards that jump), one
+        (:func:`core.schedule.rollout_positions`). The beams win most sliding puzzles, the
         rollouts most hard deals where cards jump, the best-first search
         some the others miss, the restarts small spaces and losses. A
         restart proves a loss by finishing, the best-first search by
         running out of positions to expand.
 
-        In single-round games where head macros apply (:func:`fixed_heads_apply`),
-        the fixed-heads restarts get :data:`FIXED_HEADS_SHARE` positions for
+        In single-round games where head macros apply (:func:`core.schedule.fixed_heads_apply`),
+        the fixed-heads restarts get :data:`core.schedule.FIXED_HEADS_SHARE` positions for
         each position of all the others, until they win or have explored
         their space: a small one, where most of these deals are won. Past
-        :func:`proofs_late` positions (single-round games, one deck, cards
+        :func:`core.schedule.proofs_late` positions (single-round games, one deck, cards
         that jump), the best-first search and the beams stop; the complete
         restarts get seven positions for each one of the rollouts, and the
         fixed-heads restarts as many as the complete ones, in levels that
@@ -906,12 +714,11 @@ class _Search:
                     self._finish(family)                   # of the memory
 
     def _head_levels_turn(self, due: int) -> list[Action] | None:
-        """Past :data:`PROOFS_LATE`: whole restarts of the fixed-heads restarts' levels
-        (:mod:`core.head_levels`), each to the level that has spent the fewest positions,
-        until they have spent ``due`` positions since the knee, found a win (returned),
-        filled their part of the memory, or explored every level up to
-        :data:`core.head_levels.MAX_HEAD_LEVEL` (then they are done, their tables given
-        back)."""
+        """Past :data:`core.schedule.PROOFS_LATE`: whole restarts of the fixed-heads restarts'
+        levels (:mod:`core.head_levels`), each to the level that has spent the fewest positions,
+        until they have spent ``due`` positions since the knee, found a win (returned), filled their
+        part of the memory, or explored every level up to :data:`core.head_levels.MAX_HEAD_LEVEL`
+        (then they are done, their tables given back)."""
         family, levels = self.fixed_heads, self.head_levels
         if family is None or levels is None:
             return None
@@ -937,14 +744,14 @@ class _Search:
         return None
 
     def _leave_to_proofs(self) -> None:
-        """Past :data:`PROOFS_LATE`: the best-first search stops for good and gives its
-        table back to the complete restarts (it is never called again: started afresh with
-        an empty heap and its old table, it would find nothing new and answer lost), and the
-        fixed-heads restarts go on in levels (:mod:`core.head_levels`): from level 0 where
-        they have not finished it, keeping their tables, from level 1 afresh where they have
-        explored it (their level-0 table was given back then). Where they filled their part
-        of the memory, they stay done. From here on, a table that fills makes them give
-        theirs back before the proofs stop (:meth:`_make_room`)."""
+        """Past :data:`core.schedule.PROOFS_LATE`: the best-first search stops for good and gives
+        its table back to the complete restarts (it is never called again: started afresh with an
+        empty heap and its old table, it would find nothing new and answer lost), and the
+        fixed-heads restarts go on in levels (:mod:`core.head_levels`): from level 0 where they have
+        not finished it, keeping their tables, from level 1 afresh where they have explored it
+        (their level-0 table was given back then). Where they filled their part of the memory, they
+        stay done. From here on, a table that fills makes them give theirs back before the proofs
+        stop (:meth:`_make_room`)."""
         family = self.fixed_heads
         if family is not None and (not family.finished or self.fixed_heads_done):
             if family.finished:
@@ -967,7 +774,7 @@ class _Search:
     def nested_rollouts(self, until: int) -> list[Action] | None:
         """Go on with the nested rollouts (:mod:`core.rollouts`) until ``until`` positions.
 
-        Every :data:`ROLLOUT_STEPS_PER_POSITION` actions a playout plays
+        Every :data:`core.schedule.ROLLOUT_STEPS_PER_POSITION` actions a playout plays
         count as a position. Returns the winning
         line, or None (at ``until``, or when the rollouts have nothing to
         try). It resumes where the last call stopped; the search's engine is

@@ -11,14 +11,16 @@ from gapgrid.core.head_macros import Macro
 from gapgrid.core.notation import Action
 from gapgrid.core.reductions import NONE, reductions_for
 from gapgrid.core.rules import Rules
-from gapgrid.core.search import (
+from gapgrid.core.schedule import (
     FIXED_HEADS_SHARE,
     RESTART_UNIT,
+    fixed_heads_apply,
+    luby,
+)
+from gapgrid.core.search import (
     Budget,
     _Search,
     _Stop,
-    fixed_heads_apply,
-    luby,
     solve,
 )
 from tests.core.search_spending import count_spending

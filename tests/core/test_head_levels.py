@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gapgrid.core import schedule
 from gapgrid.core import search as search_module
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
@@ -12,15 +13,17 @@ from gapgrid.core.head_levels import HEAD_LEVELS, MAX_HEAD_LEVEL, HeadLevels
 from gapgrid.core.head_macros import Macro
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
-from gapgrid.core.search import (
+from gapgrid.core.schedule import (
     HEAD_LEVELS_SHARE,
     RESTART_UNIT,
+    luby,
+)
+from gapgrid.core.search import (
     Budget,
     _Restarts,
     _Search,
     _Step,
     _Stop,
-    luby,
     solve,
 )
 from tests.core.search_spending import count_spending, run_undecided_deal
@@ -128,7 +131,7 @@ def test_past_the_knee_the_levels_get_as_many_as_the_complete_restarts(
     the fixed-heads restarts go on past it from level 0 with the table they had, beside
     levels 1 and 2, and get as many positions as the complete restarts (within the restart
     that overdraws last); the rollouts get a seventh of those."""
-    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
     spent = count_spending(monkeypatch)
     at_knee: dict[str, int] = {}
     leave = _Search._leave_to_proofs
@@ -217,7 +220,7 @@ def test_a_full_table_makes_the_levels_give_theirs_back(
     when the whole table is full, the levels give theirs back and the search goes on to
     its positions, the complete restarts' table kept; had they kept it, the search would
     have stopped on memory."""
-    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
     monkeypatch.setattr(search_module, "FIXED_HEADS_MEMORY_PART", 1)
     rules = catalogue.rules("montana", {"redeals": "0"})
 

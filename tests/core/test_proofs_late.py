@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import pytest
 
+from gapgrid.core import schedule
 from gapgrid.core import search as search_module
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, new_game
 from gapgrid.core.reductions import reductions_for
-from gapgrid.core.search import (
+from gapgrid.core.schedule import (
     PROOFS_RESTARTS_SHARE,
+    proofs_late,
+)
+from gapgrid.core.search import (
     Budget,
     _Search,
     _Stop,
-    proofs_late,
     solve,
 )
 from tests.core.search_spending import count_spending, run_undecided_deal
@@ -45,7 +48,7 @@ def test_past_the_knee_only_the_restarts_and_the_rollouts_go_on(
     past it the best-first search and the beams stop and give their table back; the
     complete restarts get seven positions for each one of the rollouts, and the fixed-heads
     restarts go on in levels (tests/core/test_head_levels.py); before it, every search ran."""
-    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
     spent = count_spending(monkeypatch)
     at_knee: dict[str, int] = {}
     leave = _Search._leave_to_proofs
@@ -74,7 +77,7 @@ def test_before_the_knee_nothing_changes(catalogue: Catalogue,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A search that stops just before the knee spends its positions exactly as one where
     the proofs never take over: same positions for each search, same table."""
-    monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
     rules = catalogue.rules("montana", {"redeals": "0"})
     outcomes = []
     for knee in (KNEE, None):
@@ -87,7 +90,7 @@ def test_before_the_knee_nothing_changes(catalogue: Catalogue,
             search._take_turns()
         outcomes.append((dict(spent), search.positions, search.table_bytes))
         monkeypatch.undo()
-        monkeypatch.setattr(search_module, "PROOFS_LATE", KNEE)
+        monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1] < KNEE
 
@@ -97,7 +100,7 @@ def test_a_loss_is_still_proven_past_the_knee(catalogue: Catalogue,
     """Line Up game 11, lost (a proof of some 63,000 positions), with the knee at 20,000:
     the complete restarts finish it, as before, beside the head levels (from level 1: the
     fixed-heads restarts had explored level 0 by the knee)."""
-    monkeypatch.setattr(search_module, "PROOFS_LATE", 20_000)
+    monkeypatch.setattr(schedule, "PROOFS_LATE", 20_000)
     left = []
     floors = []
     leave = _Search._leave_to_proofs

@@ -13,23 +13,25 @@ from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move, Undo
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
-from gapgrid.core.search import (
-    _CHECK_EVERY,
+from gapgrid.core.schedule import (
     FIRST_ROLLOUT_SHARE,
     LATE_ROLLOUT_SHARE,
     RESTART_UNIT,
     RESTARTS_FIRST,
     ROLLOUT_SHARE,
     ROLLOUTS_LATE,
-    Budget,
-    Progress,
-    _Search,
-    interruptions_surfacing,
     luby,
     restarts_first,
     rollout_positions,
     rollout_share,
     rollouts_late,
+)
+from gapgrid.core.search import (
+    _CHECK_EVERY,
+    Budget,
+    Progress,
+    _Search,
+    interruptions_surfacing,
     shorten,
     solve,
 )
@@ -257,7 +259,7 @@ def test_the_search_gives_the_restarts_more_once_the_rollouts_are_late(
     small, the rollouts of a single-round Gaps deal no search decides within the budget
     get the late share of the restarts' positions, not twice them."""
     late = 10_000
-    monkeypatch.setattr("gapgrid.core.search.ROLLOUTS_LATE", late)
+    monkeypatch.setattr("gapgrid.core.schedule.ROLLOUTS_LATE", late)
     monkeypatch.setattr("gapgrid.core.search.FIXED_HEADS_SHARE", 0)  # the others' schedule
     spent = count_spending(monkeypatch)
     result = solve(_start(catalogue, "montana", 6, {"redeals": "0"}),
