@@ -62,7 +62,7 @@ from gapgrid.core.compiled_sources import (
 )
 
 COMPILED: Final = ("search", "game", "reductions", "open_heads", "runs", "rollouts",
-                   "evaluation")
+                   "evaluation", "discrepancies")
 """The modules of ``gapgrid.core`` a build compiles: where a search spends its time."""
 
 GROUP: Final = "gapgrid_core"

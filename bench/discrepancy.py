@@ -31,12 +31,13 @@ from pathlib import Path
 from gapgrid import plugins
 from gapgrid.core.board import Board
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.discrepancies import Step
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.open_heads import arrangement_win
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rules import Rules
-from gapgrid.core.search import Budget, _Search, _Step
+from gapgrid.core.search import Budget, _Search
 
 ANCHORS = Path(__file__).resolve().parents[1] / "data" / "anchors" / "gaps-deals30.jsonl"
 
@@ -72,7 +73,7 @@ def discrepancy_search(state: GameState, cap: int, weighted: bool) -> str:
     search = _Search(engine, Budget(seconds=None, positions=None, memory=1 << 40), None,
                      reductions_for(state.rules))
     explored_with: dict[bytes, int] = {}
-    path: list[_Step] = []
+    path: list[Step] = []
     positions = 0
     started = time.monotonic()
 

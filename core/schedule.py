@@ -97,8 +97,9 @@ PROOFS_LATE: Final = 4_000_000
 """In single-round games with one deck where cards jump (:func:`proofs_late`), the
 positions in all after which the search is left to the proofs: the best-first search and
 the beams stop and give their tables back, the complete restarts get
-:data:`PROOFS_RESTARTS_SHARE` positions for each one of the rollouts, and the fixed-heads
-restarts go on in levels (:mod:`core.head_levels`, :data:`HEAD_LEVELS_SHARE`). About a minute
+:data:`PROOFS_RESTARTS_SHARE` positions for each one of the limited discrepancy search's
+(then the rollouts'), and the fixed-heads restarts go on in levels (:mod:`core.head_levels`,
+:data:`HEAD_LEVELS_SHARE`). About a minute
 of a search here (solver 13's single-round Gaps searches of 60 s counted 3.1 to 4.2
 million positions), so a search of 10 s is not touched, and one of a minute seldom is.
 
@@ -119,10 +120,38 @@ and 46: 5.8 million positions each); their level 1 wins game 59 in 1.7 million. 
 then costs the complete restarts' part twice the positions past the knee
 (docs/solver.md, "Kept (nineteenth sitting)")."""
 
+DISCREPANCIES_FIRST: Final = 2_000_000
+"""Past :data:`PROOFS_LATE`, the limited discrepancy search (:mod:`core.discrepancies`) gets as
+many positions as the complete restarts for its first this many (about 30 s here), then one for
+each :data:`PROOFS_RESTARTS_SHARE` of theirs: :func:`beside_levels_due`.
+
+Its wins come early or not at all: alone, on the 61 single-round Gaps deals that solver 15 won
+past the knee, it won 12 within 3 million positions, all but one of them within 2 million, and
+as many positions as the complete restarts that early make all 12 wins sooner, most of them two
+to eight times (game 850: 4.2 million positions in all, solver 15 14.5 million; game 120: 8.0
+million, solver 15 64.5 million). Every other search past the knee then decides at most 1.7
+million positions later (six sevenths of these), some 25 s here (docs/solver.md, "Kept
+(twenty-eighth sitting)")."""
+
+DISCREPANCIES_MEMORY_PART: Final = 4
+"""The limited discrepancy search's table may hold at most this part of the search's memory
+(a quarter): it proves nothing, and gives its table back first when the table fills."""
+
 PROOFS_RESTARTS_SHARE: Final = 7
-"""The complete restarts' positions for each one of the rollouts past :data:`PROOFS_LATE`:
-seven eighths of the budget. The rollouts keep the rest because they hold no table, so
-they cost the proofs no memory."""
+"""The complete restarts' positions for each one of the eighth's past :data:`PROOFS_LATE`: the
+limited discrepancy search's (:mod:`core.discrepancies`) until it is done, the rollouts' after.
+The restarts get seven eighths of what the head levels leave (:data:`HEAD_LEVELS_SHARE`), once
+the limited discrepancy search has had its first :data:`DISCREPANCIES_FIRST`.
+
+The rollouts kept the eighth in solver 14 and 15, because they hold no table, so they cost the
+proofs no memory; but of 16 single-round Gaps deals that solver 15 won past the knee, they won
+none (docs/solver.md, "Measured (twenty-first sitting)"). The limited discrepancy search alone
+wins some of the deals that solver 15 wins only after tens of millions of positions in a few
+hundred thousand (game 850: 57,089 positions against 14,486,359), and one that it left unknown
+after 1,200 s (game 261: 3,810,379), while the complete restarts and the head levels keep their
+positions, so that every loss solver 15 proves past the knee is proven as before, some 1.7
+million positions later (:data:`DISCREPANCIES_FIRST`); its table gives way first when the
+memory runs out (docs/solver.md, "Kept (twenty-eighth sitting)")."""
 
 
 def rollout_share(rules: Rules) -> int:
@@ -226,3 +255,12 @@ ROLLOUT_STEPS_PER_POSITION: Final = 4
 together cost about as much as four actions on four games (27,000 to 40,000 positions a
 second against 78,000 to 127,000 actions). A depth-first restart's position alone is
 cheaper, one to two and a half actions; a best-first search's dearer."""
+
+
+def beside_levels_due(since_knee: int) -> int:
+    """Past :data:`PROOFS_LATE`, the positions due to the limited discrepancy search, and once it
+    is done to the rollouts, when the complete restarts have had ``since_knee`` since the knee: as
+    many as those for the first :data:`DISCREPANCIES_FIRST`, then one for each
+    :data:`PROOFS_RESTARTS_SHARE`."""
+    early = min(since_knee, DISCREPANCIES_FIRST)
+    return early + (since_knee - early) // PROOFS_RESTARTS_SHARE

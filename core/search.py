@@ -33,6 +33,7 @@ from typing import Final, Literal
 
 import attrs
 
+from gapgrid.core.discrepancies import Discrepancies, DiscrepancyFrame, Step
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_levels import HeadLevels
@@ -58,12 +59,13 @@ from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import Action as RolloutAction
 from gapgrid.core.rollouts import NestedRollouts
 from gapgrid.core.schedule import (
+    DISCREPANCIES_MEMORY_PART,
     FIXED_HEADS_MEMORY_PART,
     FIXED_HEADS_SHARE,
     HEAD_LEVELS_SHARE,
-    PROOFS_RESTARTS_SHARE,
     RESTART_UNIT,
     ROLLOUT_STEPS_PER_POSITION,
+    beside_levels_due,
     fixed_heads_apply,
     luby,
     proofs_late,
@@ -76,7 +78,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "15"
+SOLVER_VERSION: Final = "16"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first study sitting); 2:
@@ -107,14 +109,13 @@ cards jump, past :data:`core.schedule.PROOFS_LATE` positions (about a minute her
 left to the proofs: the complete restarts get seven eighths, the rollouts the rest, and the
 other searches stop (:func:`core.schedule.proofs_late`); 15: there the fixed-heads restarts go
 on, in levels that allow a few head macros along a line, with as many positions as the complete
-restarts (:mod:`core.head_levels`, :data:`core.schedule.HEAD_LEVELS_SHARE`)."""
+restarts (:mod:`core.head_levels`, :data:`core.schedule.HEAD_LEVELS_SHARE`); 16: there the
+rollouts' share goes to a limited discrepancy search along the first restart's order until it is
+done, with as many positions as the complete restarts for its first two million
+(:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
-
-_Step = tuple[int, int] | Macro | Freeze | Commit | None
-"""A step of the depth-first restarts: a card move, a head macro, column 0's last gap filled
-for good, an open row's head chosen (:mod:`core.open_heads`), or a redeal (None)."""
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
@@ -269,7 +270,7 @@ class _Frame:
 
     __slots__ = ("actions", "cursor", "index", "low")
 
-    def __init__(self, actions: list[_Step], index: int) -> None:
+    def __init__(self, actions: list[Step], index: int) -> None:
         self.actions = actions
         self.cursor = 0
         self.index = index
@@ -367,6 +368,11 @@ class _Search:
         self.fixed_heads_done = False
         """Whether a fixed-heads restart of level 0 finished: no win where no head leaves
         column 0."""
+        self.discrepancies: Discrepancies | None = None
+        """Past :data:`core.schedule.PROOFS_LATE`, the limited discrepancy search
+        (:mod:`core.discrepancies`); None before, and once its table is given back."""
+        self._discrepancies_running = False
+        """Whether the turn under way is the limited discrepancy search's."""
         self.head_limit = 0
         """The head macros the fixed-heads restart under way may play along its path."""
         self.macros_used = 0
@@ -428,7 +434,16 @@ class _Search:
         """The table is full. Past :data:`core.schedule.PROOFS_LATE` the head levels, which look for
         wins only, give their tables back so that the proofs go on: at once when another search is
         running, at their restart's next position when it is theirs (it then stops, and they are
-        done). Otherwise the search stops on memory (:meth:`run`)."""
+        done). The limited discrepancy search gives its table back before them, in the same
+        way. Otherwise the search stops on memory (:meth:`run`)."""
+        searching = self.discrepancies
+        if searching is not None:  # it proves nothing: its table goes first
+            if self._discrepancies_running:
+                searching.memory = 0  # full: it stops at its next position, and is done
+                return
+            self._finish_discrepancies()
+            if self.table_bytes <= self.budget.memory:
+                return
         family = self.fixed_heads
         if self.head_levels is None or family is None or family.finished:
             raise _Stop("memory")
@@ -459,7 +474,7 @@ class _Search:
             ordered.append(None)
         return ordered
 
-    def steps(self, attempt: int, fixed_heads: bool = False) -> list[_Step]:
+    def steps(self, attempt: int, fixed_heads: bool = False) -> list[Step]:
         """:meth:`children`, for the depth-first restarts: with head macros where they apply.
 
         Where :func:`core.head_macros.head_macros` applies, the moves of heads
@@ -484,7 +499,7 @@ class _Search:
         pairs = engine.legal_pairs()
         if self.open_rows:
             plain = plain_moves(pairs, self.open_rows)
-            moves: list[_Step] = list(self.children(attempt, plain))
+            moves: list[Step] = list(self.children(attempt, plain))
             if len(moves) < len(plain):
                 return moves  # a frozen run's chain, explored alone: it commutes with Commits
             return self._joined(attempt, moves, commits(engine, self.open_rows))
@@ -495,10 +510,10 @@ class _Search:
         plain, macros = split if split is not None else (pairs, [])
         if fixed_heads and self.macros_used >= self.head_limit:
             macros = []  # a head in column 0 stays there (but for the open heads' choice)
-        extra: list[_Step] = [*macros, *(frozen[1] if frozen is not None else ())]
+        extra: list[Step] = [*macros, *(frozen[1] if frozen is not None else ())]
         return self._joined(attempt, list(self.children(attempt, plain)), extra)
 
-    def _joined(self, attempt: int, moves: list[_Step], extra: Sequence[_Step]) -> list[_Step]:
+    def _joined(self, attempt: int, moves: list[Step], extra: Sequence[Step]) -> list[Step]:
         """``moves`` and the ``extra`` steps in restart ``attempt``'s order (see :meth:`steps`)."""
         if not extra:
             return moves
@@ -509,7 +524,7 @@ class _Search:
             self.shuffler.shuffle(moves)
         return moves
 
-    def do(self, action: _Step) -> None:
+    def do(self, action: Step) -> None:
         engine = self.engine
         if action is None:
             refusal = engine.redeal()
@@ -531,7 +546,7 @@ class _Search:
             assert isinstance(action, tuple)
             engine.play(*action)
 
-    def undo(self, action: _Step) -> None:
+    def undo(self, action: Step) -> None:
         engine = self.engine
         if action is None:
             engine.undo()
@@ -552,7 +567,7 @@ class _Search:
             assert isinstance(action, tuple)
             engine.unplay(*action)
 
-    def line(self, path: Sequence[_Step]) -> list[Action]:
+    def line(self, path: Sequence[Step]) -> list[Action]:
         """The line of a depth-first path that ends in a win, the engine at its end.
 
         Macros give their moves one by one, None a redeal; a Freeze the head
@@ -602,9 +617,12 @@ class _Search:
         their space: a small one, where most of these deals are won. Past
         :func:`core.schedule.proofs_late` positions (single-round games, one deck, cards
         that jump), the best-first search and the beams stop; the complete
-        restarts get seven positions for each one of the rollouts, and the
-        fixed-heads restarts as many as the complete ones, in levels that
-        allow a few head macros along a line (:mod:`core.head_levels`).
+        restarts get as many positions as a limited discrepancy search
+        (:mod:`core.discrepancies`) for its first
+        :data:`core.schedule.DISCREPANCIES_FIRST`, then seven for each one of
+        its (and once it is done, of the rollouts'), and the fixed-heads
+        restarts as many as the complete ones, in levels that allow a few head
+        macros along a line (:mod:`core.head_levels`).
         """
         if self.engine.won:
             return []
@@ -633,6 +651,7 @@ class _Search:
         """Give back the tables of the restarts and of the best-first search."""
         self.complete = _Restarts()
         self.fixed_heads = None
+        self.discrepancies = None
         self.open_seen = set()
         self.best_first_bytes = 0
         self.open = None
@@ -643,6 +662,7 @@ class _Search:
         """:meth:`run`'s schedule, until a search wins or proves a loss, or the budget
         (the table's memory included) runs out."""
         attempt = in_restarts = in_beams = in_best_first = in_rollouts = beams = in_fixed = 0
+        in_discrepancies = 0
         beams_exhausted = False
         at_proofs: tuple[int, int] | None = None  # restarts', rollouts' positions at the knee
         while True:
@@ -659,9 +679,16 @@ class _Search:
             if proofs and at_proofs is None:
                 at_proofs = (in_restarts, in_rollouts)
                 self._leave_to_proofs()
-            if at_proofs is not None:  # left to the proofs: the rollouts get an eighth
-                rollouts_due = (at_proofs[1]
-                                + (in_restarts - at_proofs[0]) // PROOFS_RESTARTS_SHARE)
+            if at_proofs is not None:
+                # Left to the proofs: beside them and the head levels, the limited discrepancy
+                # search, and once it is done the rollouts, get what beside_levels_due says.
+                beside = beside_levels_due(in_restarts - at_proofs[0])
+                before = self.positions
+                line = self.discrepancy_turn(beside - (in_rollouts - at_proofs[1]))
+                in_discrepancies += self.positions - before
+                if line:
+                    return line
+                rollouts_due = at_proofs[1] + beside - in_discrepancies
             else:
                 # The best-first search and beams get half as many positions as the restarts
                 # each, the rollouts as many as rollout_positions makes due.
@@ -743,6 +770,105 @@ class _Search:
                 self._finish(family)
         return None
 
+    def discrepancy_turn(self, due: int) -> list[Action] | None:
+        """Go on with the limited discrepancy search (:mod:`core.discrepancies`) until it has
+        spent ``due`` positions in all; return a winning line, or None (at ``due``, or done).
+
+        The search's path is played again from the start, where the last turn took it back,
+        and taken back at the end, so the engine is left as it was. An iteration explores
+        the steps of each position in the first restart's order (:meth:`steps` of order 0),
+        the i-th of them (from 0) for i of the discrepancies left there; when one ends
+        having left nothing out for want of discrepancies, the search is done.
+        """
+        searching = self.discrepancies
+        if searching is None or searching.finished or searching.spent >= due:
+            return None
+        frames, path, explored_with = searching.frames, searching.path, searching.explored_with
+        for step in path:
+            self.do(step)
+        until = self.positions + due - searching.spent
+        before = self.positions
+        self._discrepancies_running = True
+        try:
+            while True:
+                if not frames:  # an iteration ends (or none has started yet)
+                    if not searching.next_iteration():
+                        self._finish_discrepancies()
+                        return None
+                    self._explored(searching, self.key(), searching.limit)
+                    frames.append(DiscrepancyFrame(self.steps(0), searching.limit))
+                    continue
+                frame = frames[-1]
+                if frame.cursor == len(frame.steps) or frame.cursor > frame.left:
+                    if frame.cursor < len(frame.steps):
+                        searching.cut = True  # the later steps cost more than is left
+                    frames.pop()
+                    if path:
+                        self.undo(path.pop())
+                    continue
+                step = frame.steps[frame.cursor]
+                left = frame.left - frame.cursor
+                frame.cursor += 1
+                self.do(step)
+                key = self.key()
+                if explored_with.get(key, -1) >= left:  # explored already, with as many left
+                    self.undo(step)
+                    continue
+                self._explored(searching, key, left)
+                path.append(step)
+                self.positions += 1
+                if self.positions >= self.next_check:
+                    self.check_budget()
+                if self.engine.won:
+                    return self._discrepancies_won(searching)
+                steps = self.steps(0)
+                if not steps and self.open_rows:  # won, maybe, with the open heads arranged
+                    exchanges = arrangement_win(self.engine, self.open_rows)
+                    if exchanges is not None:
+                        line = self.line(path)
+                        exchange_back(self.engine, exchanges)
+                        return self._discrepancies_won(searching, line)
+                frames.append(DiscrepancyFrame(steps, left))
+                if searching.full:  # its part of the memory, or the table's, is used up
+                    self._unwind(path)
+                    self._finish_discrepancies()
+                    return None
+                if self.positions >= until:
+                    for taken in reversed(path):  # kept for the next turn to play again
+                        self.undo(taken)
+                    return None
+        finally:
+            self._discrepancies_running = False
+            searching.spent += self.positions - before
+
+    def _explored(self, searching: Discrepancies, key: bytes, left: int) -> None:
+        """Record that ``key`` is explored with ``left`` discrepancies left (a new key is
+        charged to the table)."""
+        if key not in searching.explored_with:
+            size = len(key) + _TABLE_ENTRY_OVERHEAD
+            searching.table_bytes += size
+            self.charge(key)
+        searching.explored_with[key] = left
+
+    def _discrepancies_won(self, searching: Discrepancies,
+                           line: list[Action] | None = None) -> list[Action]:
+        """The winning line of the limited discrepancy search's path (``line`` when already
+        made), the path taken back and the search done."""
+        won = self.line(searching.path) if line is None else line
+        self._unwind(searching.path)
+        searching.frames.clear()
+        searching.finished = True
+        return won
+
+    def _finish_discrepancies(self) -> None:
+        """The limited discrepancy search is done: its table is given back."""
+        searching = self.discrepancies
+        if searching is None:
+            return
+        searching.finished = True
+        self.table_bytes -= searching.table_bytes
+        self.discrepancies = None
+
     def _leave_to_proofs(self) -> None:
         """Past :data:`core.schedule.PROOFS_LATE`: the best-first search stops for good and gives
         its table back to the complete restarts (it is never called again: started afresh with an
@@ -750,8 +876,9 @@ class _Search:
         fixed-heads restarts go on in levels (:mod:`core.head_levels`): from level 0 where they have
         not finished it, keeping their tables, from level 1 afresh where they have explored it
         (their level-0 table was given back then). Where they filled their part of the memory, they
-        stay done. From here on, a table that fills makes them give theirs back before the proofs
-        stop (:meth:`_make_room`)."""
+        stay done. The limited discrepancy search starts (:mod:`core.discrepancies`), with a part
+        of the memory of its own. From here on, a table that fills makes it, then the levels, give
+        theirs back before the proofs stop (:meth:`_make_room`)."""
         family = self.fixed_heads
         if family is not None and (not family.finished or self.fixed_heads_done):
             if family.finished:
@@ -759,6 +886,7 @@ class _Search:
                                                       // FIXED_HEADS_MEMORY_PART)
             done_before = 1 if self.fixed_heads_done else 0
             self.head_levels = HeadLevels(done_before, family.attempts)
+        self.discrepancies = Discrepancies(self.budget.memory // DISCREPANCIES_MEMORY_PART)
         self.table_bytes -= self.best_first_bytes
         self.best_first_bytes = 0
         self.open_seen = set()
@@ -915,7 +1043,7 @@ class _Search:
         live[root] = counter
         scc_stack.append(root)
         frames = [_Frame(self.steps(order, fixed_heads), counter)]
-        path: list[_Step] = []
+        path: list[Step] = []
         while frames:
             frame = frames[-1]
             if frame.cursor == len(frame.actions):
@@ -981,7 +1109,7 @@ class _Search:
             frames.append(_Frame(steps, counter))
         return []
 
-    def _unwind(self, path: list[_Step]) -> None:
+    def _unwind(self, path: list[Step]) -> None:
         """Take the path back, so the next restart starts from the given position."""
         while path:
             self.undo(path.pop())

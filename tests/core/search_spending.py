@@ -14,9 +14,11 @@ from gapgrid.core.search import Budget, _Restarts, _Search, _Stop
 
 def count_spending(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Patch the searches for the test's duration; the returned counts grow as they run:
-    ``restarts`` (the complete restarts), ``fixed`` (the fixed-heads ones), ``rollouts``."""
-    spent = {"restarts": 0, "fixed": 0, "rollouts": 0}
+    ``restarts`` (the complete restarts), ``fixed`` (the fixed-heads ones), ``rollouts``,
+    ``discrepancies`` (the limited discrepancy search)."""
+    spent = {"restarts": 0, "fixed": 0, "rollouts": 0, "discrepancies": 0}
     attempt, rollouts = _Search.attempt, _Search.nested_rollouts
+    discrepancies = _Search.discrepancy_turn
 
     def counted_attempt(search: _Search, order: int, cap: int,
                         family: _Restarts | None = None) -> list[Action] | None:
@@ -33,7 +35,15 @@ def count_spending(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         finally:
             spent["rollouts"] += search.positions - before
 
+    def counted_discrepancies(search: _Search, due: int) -> list[Action] | None:
+        before = search.positions
+        try:
+            return discrepancies(search, due)
+        finally:
+            spent["discrepancies"] += search.positions - before
+
     monkeypatch.setattr(_Search, "attempt", counted_attempt)
+    monkeypatch.setattr(_Search, "discrepancy_turn", counted_discrepancies)
     monkeypatch.setattr(_Search, "nested_rollouts", counted_rollouts)
     return spent
 

@@ -8,6 +8,7 @@ from gapgrid.core import schedule
 from gapgrid.core import search as search_module
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.discrepancies import Step
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.head_levels import HEAD_LEVELS, MAX_HEAD_LEVEL, HeadLevels
 from gapgrid.core.head_macros import Macro
@@ -22,7 +23,6 @@ from gapgrid.core.search import (
     Budget,
     _Restarts,
     _Search,
-    _Step,
     _Stop,
     solve,
 )
@@ -45,7 +45,7 @@ def _level_outcome(state: GameState, search: _Search, family: _Restarts, level: 
     played: list[int] = []
     do = search.do
 
-    def counting_do(action: _Step) -> None:
+    def counting_do(action: Step) -> None:
         do(action)
         played.append(search.macros_used)
 
@@ -130,8 +130,9 @@ def test_past_the_knee_the_levels_get_as_many_as_the_complete_restarts(
     """Single-round Gaps game 3, undecided within 400,000 positions, with the knee at 60,000:
     the fixed-heads restarts go on past it from level 0 with the table they had, beside
     levels 1 and 2, and get as many positions as the complete restarts (within the restart
-    that overdraws last); the rollouts get a seventh of those."""
+    that overdraws last); the limited discrepancy search a seventh of those."""
     monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "DISCREPANCIES_FIRST", 0)  # its seventh from the knee on
     spent = count_spending(monkeypatch)
     at_knee: dict[str, int] = {}
     leave = _Search._leave_to_proofs
@@ -152,7 +153,7 @@ def test_past_the_knee_the_levels_get_as_many_as_the_complete_restarts(
     assert min(levels.spent.values()) > 0  # every level had turns
     assert HEAD_LEVELS_SHARE == 1
     assert abs(late["fixed"] - late["restarts"]) <= 0.1 * late["restarts"] + 64 * RESTART_UNIT
-    assert 0.1 * late["restarts"] <= late["rollouts"] <= 0.2 * late["restarts"]
+    assert 0.1 * late["restarts"] <= late["discrepancies"] <= 0.2 * late["restarts"]
 
 
 def test_a_level_0_explored_before_the_knee_goes_on_from_level_1() -> None:

@@ -1,6 +1,6 @@
 """Past PROOFS_LATE positions a search is left to the proofs: the complete restarts get seven
-positions for each one of the rollouts, the fixed-heads restarts go on in levels, the
-best-first search and the beams stop."""
+positions for each one of the limited discrepancy search's (then the rollouts'), the
+fixed-heads restarts go on in levels, the best-first search and the beams stop."""
 
 from __future__ import annotations
 
@@ -42,13 +42,15 @@ def test_the_proofs_take_over_where_losses_can_be_proven(
     assert (proofs_late(rules) is not None) == applies
 
 
-def test_past_the_knee_only_the_restarts_and_the_rollouts_go_on(
+def test_past_the_knee_the_best_first_search_and_the_beams_stop(
         catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
     """Single-round Gaps game 3, undecided within 400,000 positions, with the knee at 60,000:
     past it the best-first search and the beams stop and give their table back; the
-    complete restarts get seven positions for each one of the rollouts, and the fixed-heads
-    restarts go on in levels (tests/core/test_head_levels.py); before it, every search ran."""
+    complete restarts get seven positions for each one of the limited discrepancy search's
+    (tests/core/test_discrepancies.py), the fixed-heads restarts go on in levels
+    (tests/core/test_head_levels.py); before it, every search ran but that one."""
     monkeypatch.setattr(schedule, "PROOFS_LATE", KNEE)
+    monkeypatch.setattr(schedule, "DISCREPANCIES_FIRST", 0)  # its seventh from the knee on
     spent = count_spending(monkeypatch)
     at_knee: dict[str, int] = {}
     leave = _Search._leave_to_proofs
@@ -65,11 +67,13 @@ def test_past_the_knee_only_the_restarts_and_the_rollouts_go_on(
     assert KNEE <= at_knee["positions"] < 2 * KNEE
     before = at_knee["positions"] - at_knee["restarts"] - at_knee["fixed"] - at_knee["rollouts"]
     assert min(at_knee["restarts"], at_knee["fixed"], at_knee["rollouts"], before) > 0
+    assert at_knee["discrepancies"] == 0
     late = {key: spent[key] - at_knee[key] for key in spent}
     total = search.positions - at_knee["positions"]
     assert sum(late.values()) == total  # nothing else ran: no best-first search, no beam
-    assert PROOFS_RESTARTS_SHARE == 7
-    assert 6 * late["rollouts"] <= late["restarts"] <= 8 * late["rollouts"]
+    assert late["discrepancies"] > 0
+    assert PROOFS_RESTARTS_SHARE == 7  # an eighth to the limited discrepancy search
+    assert 6 * late["discrepancies"] <= late["restarts"] <= 8 * late["discrepancies"]
     assert search.open is None and not search.open_seen
 
 
