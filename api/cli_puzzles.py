@@ -28,7 +28,7 @@ import click
 from tqdm import tqdm
 
 from gapgrid.api import cli_support, render
-from gapgrid.api.cli_support import SetupError, echo_json, json_flag
+from gapgrid.api.cli_support import FiniteFloatRange, SetupError, echo_json, json_flag
 from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
@@ -122,7 +122,7 @@ def puzzles_group() -> None:
 @click.option("--positions", type=click.IntRange(1000, 100_000_000),
               default=PREPARE_BUDGET.candidate_positions, show_default=True,
               help="Search for one candidate number, in positions.")
-@click.option("--seconds", type=click.FloatRange(1, 3600),
+@click.option("--seconds", type=FiniteFloatRange(1, 3600),
               default=PREPARE_BUDGET.total_seconds, show_default=True,
               help="Search for one puzzle, all candidates together, at most.")
 @json_flag

@@ -30,6 +30,8 @@ from gapgrid.api import render
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     NUMBER_ARGUMENTS,
+    FiniteFloatRange,
+    GapgridCommand,
     echo_json,
     json_flag,
     load_catalogue,
@@ -39,6 +41,7 @@ from gapgrid.api.cli_support import (
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.text import excerpt
 from gapgrid.core.search import DEFAULT_MEMORY, Progress
 
 SHOW_AFTER: Final = 0.5
@@ -98,7 +101,7 @@ def progress_line(as_json: bool) -> ProgressLine:
 
 
 budget_flag = click.option(
-    "--budget", type=click.FloatRange(min=0, min_open=True, max=solving.MAX_BUDGET_SECONDS),
+    "--budget", type=FiniteFloatRange(min=0, min_open=True, max=solving.MAX_BUDGET_SECONDS),
     default=solving.DEFAULT_BUDGET_SECONDS, show_default=True, metavar="SECONDS",
     help=f"Search for at most this long (at most {solving.MAX_BUDGET_SECONDS:g} s).")
 
@@ -152,6 +155,10 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
     if layout is not None:
         if not arguments:
             raise click.UsageError("give VARIANT (and no NUMBER: the layout is the position)")
+        if len(arguments) > 1 and arguments[1].isdigit():  # a move is never a bare number
+            raise click.UsageError(f"NUMBER ({excerpt(arguments[1])}) and --layout exclude "
+                                   f"each other: the layout is the position, and any MOVE "
+                                   f"after VARIANT starts from it")
         solving.layout_rules(catalogue, arguments[0], chosen)  # before reading the file
         return solving.layout_position(catalogue, variant=arguments[0],
                                        rows=_read_layout_file(layout),
@@ -186,7 +193,7 @@ def _effort(document: dict[str, Any]) -> str:
             f"{document['solver_version']}")
 
 
-@click.command("solve", context_settings=NUMBER_ARGUMENTS)
+@click.command("solve", cls=GapgridCommand, context_settings=NUMBER_ARGUMENTS)
 @click.argument("arguments", nargs=-1, metavar="VARIANT [NUMBER] [MOVE]...")
 @option_flag
 @click.option("--layout", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
@@ -231,7 +238,7 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
         ctx.exit(EXIT_ILLEGAL_MOVE)
 
 
-@click.command("hint", context_settings=NUMBER_ARGUMENTS)
+@click.command("hint", cls=GapgridCommand, context_settings=NUMBER_ARGUMENTS)
 @click.argument("variant")
 @click.argument("number")
 @click.argument("moves", nargs=-1, metavar="[MOVE]...")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import os
 import signal
 import sys
@@ -89,16 +90,24 @@ class GapgridCommand(click.Command):
     ``--scoring``) and on/off flags may repeat."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Refuse a repeated single-value option, then parse as click does."""
-        single = {name: option for option in self.params
-                  if isinstance(option, click.Option) and not option.multiple
-                  and not option.is_flag and not option.count
+        """Refuse a repeated single-value option, and an unknown ``--name`` where unknown
+        options reach the arguments (:data:`NUMBER_ARGUMENTS`, for "-5"); then parse as
+        click does."""
+        options = [param for param in self.get_params(ctx) if isinstance(param, click.Option)]
+        known = {name for option in options for name in (*option.opts, *option.secondary_opts)}
+        single = {name: option for option in options
+                  if not option.multiple and not option.is_flag and not option.count
                   for name in (*option.opts, *option.secondary_opts)}
         seen: set[str] = set()
         for arg in args:
             if arg == "--":
                 break
-            option = single.get(arg.split("=", 1)[0] if arg.startswith("--") else arg)
+            name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+            if ctx.ignore_unknown_options and name.startswith("--") and name not in known:
+                # no game number or move starts with "--": without this, "--budget" would
+                # be refused as a move
+                raise click.NoSuchOption(name, possibilities=sorted(known), ctx=ctx)
+            option = single.get(name)
             if option is None:
                 continue
             if option.name in seen:
@@ -200,6 +209,19 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
 
 
 SECONDS = Seconds()
+
+
+class FiniteFloatRange(click.FloatRange):
+    """:class:`click.FloatRange` that refuses ``nan``: every comparison with NaN is false, so
+    a range alone lets it through, and a NaN budget would be no budget at all."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        """The number, in range and not NaN; a usage error naming the option otherwise."""
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{excerpt(value)} is not a number", param, ctx)
+        return number
 
 
 def load_catalogue(ctx: click.Context) -> Catalogue:

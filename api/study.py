@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -80,6 +81,9 @@ MAX_WORKERS: Final = 256
 IN_FLIGHT_PER_WORKER: Final = 2
 """Tasks queued per worker: enough that no worker waits for the next deal, few enough that
 memory does not grow with the size of the study."""
+
+DASK_CONNECT_SECONDS: Final = 10.0
+"""How long ``--dask`` waits for its scheduler: the connection and the handshake together."""
 
 
 @attrs.frozen
@@ -184,17 +188,44 @@ def dask_runner(stack: ExitStack, address: str) -> Runner:
         raise click.UsageError(
             "--dask needs dask.distributed, which is not installed: "
             "pip install 'gapgrid[study]' (or pip install 'dask[distributed]')") from None
-    client_class: Any = distributed.Client  # typed or not, depending on the installed version
-    try:
-        client = stack.enter_context(client_class(address, timeout="10s"))
-    except (OSError, TimeoutError) as error:
-        raise click.BadParameter(f"no Dask scheduler answers at {address}: {error}",
-                                 param_hint="--dask") from None
+    client = stack.enter_context(_connect(distributed.Client, address))
     threads = sum(client.nthreads().values()) or 1
     # The client's concurrent.futures face: the same windowed loop as the process pool.
     executor = client.get_executor(pure=False)
     return functools.partial(run_on_executor, executor,
                              in_flight=threads * IN_FLIGHT_PER_WORKER)
+
+
+def _connect(client_class: Any, address: str) -> Any:
+    """A client of the Dask scheduler at ``address``; a usage error naming ``--dask`` when
+    none answers within :data:`DASK_CONNECT_SECONDS`.
+
+    The client is made on a thread of its own, waited for with a deadline: its
+    ``timeout`` bounds the TCP connection only, and a listener that accepts and
+    never answers (not a Dask scheduler) would hold the handshake, and the
+    command, for as long as it keeps the connection open.
+    """
+    made: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def connect() -> None:
+        try:
+            made.set_result(client_class(address, timeout=f"{DASK_CONNECT_SECONDS:g}s"))
+        except BaseException as error:  # whatever went wrong is the address's answer
+            made.set_exception(error)
+
+    threading.Thread(target=connect, name="gapgrid-dask-connect", daemon=True).start()
+    try:
+        return made.result(timeout=DASK_CONNECT_SECONDS + 1)
+    except concurrent.futures.TimeoutError:
+        raise click.BadParameter(f"no Dask scheduler answered at {address} within "
+                                 f"{DASK_CONNECT_SECONDS:g} s", param_hint="--dask") from None
+    except Exception as error:
+        # Not only OSError: distributed raises ValueError for an address it cannot parse,
+        # and reading a server that is not a scheduler can fail in any way (a MemoryError
+        # for a length read from an HTTP reply).
+        raise click.BadParameter(f"no Dask scheduler answers at {address}: "
+                                 f"{type(error).__name__}: {error}", param_hint="--dask"
+                                 ) from None
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -405,7 +436,12 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         hint = "--option" if error.field[:1] == ("options",) else "VARIANT"
         raise click.BadParameter(error.message, param_hint=hint) from None
     path = out if out is not None else _default_out(variant, option_values)
-    if path.is_dir():
+    try:
+        is_folder = path.is_dir()
+    except OSError as error:  # a name too long, say: Path.is_dir raises for it
+        raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
+                                 param_hint="--out") from None
+    if is_folder:
         raise click.BadParameter(f"{path} is a folder, not a CSV file", param_hint="--out")
     settings = StudySettings(options=options_text(option_values), solver_version=SOLVER_VERSION,
                              budget_seconds=budget, budget_positions=max_positions)
@@ -433,6 +469,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         left_out = (f"gapgrid: {len(skipped)} of the {len(slugs) * deals} deals are decided "
                     f"in {files}: left out")
     total = len(slugs) * deals - len(skipped)
+    workers = min(workers, max(total, 1))  # a worker for each deal at most: no idle processes
     # Generators, not lists: a study of a million deals queues a handful at a time.
     wanted = ((slug, number) for slug in slugs for number in numbers
               if (slug, settings.options, number) not in decided)
@@ -464,7 +501,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             sort_study_file(path)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
-        if left_out:  # the summary is of the deals left, not of the game
+        if left_out and total == 0:
+            click.echo(f"{left_out}: nothing was left to solve", err=True)
+        elif left_out:  # the summary is of the deals left, not of the game
             click.echo(f"{left_out}; the summary above is of the {total} others only: "
                        f"merge the files (python -m gapgrid.api.study_merge) for the "
                        f"game's figures", err=True)

@@ -77,7 +77,8 @@ class RedealWhen:
 def gapgrid_register(registry: Registry) -> None:
     registry.add_option(
         key="redeals", summary="How many redeals the game allows.",
-        values="0, 1, 2, ... or unlimited", parse=parse_redeals, make_plugin=RedealCount)
+        values=f"0, 1, 2, ... {MAX_REDEALS} or unlimited", parse=parse_redeals,
+        make_plugin=RedealCount)
     registry.add_option(
         key="redeal-placement",
         summary="Where a redeal leaves the gaps: after-runs (one after each row's run), "

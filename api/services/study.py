@@ -26,6 +26,9 @@ from typing import BinaryIO, Final
 
 import attrs
 
+from gapgrid.core.dealnumber import MAX_NUMBER
+from gapgrid.core.notation import UNDO, NotationError, parse_action
+
 COLUMNS_BEFORE_MEMORY: Final = ("variant", "options", "game_number", "verdict", "line_length",
                                 "positions", "seconds", "stopped_by", "solver_version",
                                 "budget_seconds", "budget_positions", "line")
@@ -44,6 +47,14 @@ fixed by the study's settings and ``--memory`` when the verdicts are decided by 
 positions budget."""
 
 VERDICTS: Final = ("won", "lost", "unknown")
+
+MAX_LINE_BYTES: Final = 1 << 20
+"""The longest line a study file may hold. The longest written so far, a Paganini II
+win, takes under 60 KB; a file with a longer line is not one a study wrote, and
+reading it stops there instead of holding the whole line in memory."""
+
+# The csv module refuses fields over 128 KiB by default: let a field be as long as a line.
+csv.field_size_limit(max(csv.field_size_limit(), MAX_LINE_BYTES))
 
 Z_95: Final = 1.959963984540054
 """The standard normal quantile for a two-sided 95 % interval."""
@@ -156,18 +167,51 @@ class StudyRow:
         if values["verdict"] not in VERDICTS:
             raise StudyFileError(f"verdict {values['verdict']!r} is not one of {VERDICTS}")
         try:
-            return cls(variant=values["variant"], options=values["options"],
-                       game_number=int(values["game_number"]), verdict=values["verdict"],
-                       line_length=int(values["line_length"]),
-                       positions=int(values["positions"]), seconds=float(values["seconds"]),
-                       stopped_by=values["stopped_by"], solver_version=values["solver_version"],
-                       budget_seconds=float(values["budget_seconds"]),
-                       budget_positions=(int(values["budget_positions"])
-                                         if values["budget_positions"] else None),
-                       line=values["line"],
-                       budget_memory_mib=int(memory) if memory else None)
+            row = cls(variant=values["variant"], options=values["options"],
+                      game_number=int(values["game_number"]), verdict=values["verdict"],
+                      line_length=int(values["line_length"]),
+                      positions=int(values["positions"]), seconds=float(values["seconds"]),
+                      stopped_by=values["stopped_by"], solver_version=values["solver_version"],
+                      budget_seconds=float(values["budget_seconds"]),
+                      budget_positions=(int(values["budget_positions"])
+                                        if values["budget_positions"] else None),
+                      line=values["line"],
+                      budget_memory_mib=int(memory) if memory else None)
         except ValueError as error:
             raise StudyFileError(f"a number is malformed: {error}") from None
+        _check_plausible(row)
+        return row
+
+
+def _check_plausible(row: StudyRow) -> None:
+    """:class:`StudyFileError` for a row no study writes: a game number PySolFC has not, a
+    negative count, a time that is not a number of seconds, or a line that is not actions
+    in gapgrid's notation. (Whether the line wins is for ``gapgrid verify``: replaying
+    every row would make reading a file as slow as solving it.)"""
+    if not 1 <= row.game_number <= MAX_NUMBER:
+        raise StudyFileError(f"game number {row.game_number}: PySolFC's run from 1 to "
+                             f"{MAX_NUMBER}")
+    counts = (("line_length", row.line_length, 0), ("positions", row.positions, 0),
+              ("budget_positions", row.budget_positions, 1),
+              ("budget_memory_mib", row.budget_memory_mib, 1))  # a cap is 1 MiB or more
+    for column, count, least in counts:
+        if count is not None and count < least:
+            raise StudyFileError(f"{column} {count} is not a count the solver writes")
+    if not (math.isfinite(row.seconds) and row.seconds >= 0):
+        raise StudyFileError(f"seconds {row.seconds} is not a time the solver spent")
+    if not (math.isfinite(row.budget_seconds) and row.budget_seconds > 0):
+        raise StudyFileError(f"budget_seconds {row.budget_seconds} is not a budget")
+    actions = row.line.split()
+    if len(actions) != row.line_length or (row.verdict == "won") != bool(actions):
+        raise StudyFileError(f"a {row.verdict} row with line_length {row.line_length} and "
+                             f"{len(actions)} actions in its line")
+    for action in actions:
+        try:
+            parsed = parse_action(action)
+        except NotationError as error:
+            raise StudyFileError(f"its line holds {error}") from None
+        if parsed is UNDO:
+            raise StudyFileError("its line holds 'undo': a solver's line never does")
 
 
 HEADER_LINE: Final = ",".join(COLUMNS) + "\n"
@@ -242,14 +286,17 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
     offset, columns = read_header(handle, path)
     if columns is None:  # interrupted before the header was whole
         return
-    for number, raw in enumerate(handle, start=2):
+    for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES), b""), start=2):
         if not raw.endswith(b"\n"):
+            if len(raw) == MAX_LINE_BYTES:
+                raise StudyFileError(f"{path}, line {number}: longer than {MAX_LINE_BYTES:,} "
+                                     f"bytes, which no study row is")
             return
         offset += len(raw)
         try:
             fields = next(csv.reader([raw.decode("utf-8")]))
             yield offset, StudyRow.from_fields(fields, columns)
-        except (UnicodeDecodeError, StudyFileError, StopIteration) as error:
+        except (UnicodeDecodeError, csv.Error, StudyFileError, StopIteration) as error:
             raise StudyFileError(f"{path}, line {number}: {error}{_mixed(columns, raw)}"
                                  ) from None
 
@@ -274,10 +321,10 @@ def read_header(handle: BinaryIO, path: Path) -> tuple[int, tuple[str, ...] | No
     short; :class:`StudyFileError` when it is not a study file's header. The handle is left
     just past the header."""
     handle.seek(0)
-    header = handle.readline()
-    if not header.endswith(b"\n"):
-        return 0, None
+    header = handle.readline(len(HEADER_LINE) + 1)  # longer: not a header this reads
     columns = _HEADERS.get(header)
+    if columns is None and any(known.startswith(header) for known in _HEADERS):
+        return 0, None  # a header cut short: nothing of the file to keep
     if columns is None:
         raise StudyFileError(f"{path} is not a gapgrid study file (its first line is not "
                              f"the header {HEADER_LINE.strip()!r})")

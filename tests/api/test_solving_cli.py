@@ -119,10 +119,29 @@ def test_bad_layout_files_are_usage_errors(tmp_path: Path, content: bytes, expec
 
 
 def test_the_budget_has_a_documented_maximum() -> None:
-    """More than an hour, zero or not a number: usage errors naming --budget."""
-    for value in ("3601", "0", "soon"):
-        code, _, err = run("solve", "montana", "1", "--budget", value)
-        assert code == 2 and "--budget" in err, err
+    """More than an hour, zero, infinite, NaN or not a number: usage errors naming --budget,
+    from both commands. (NaN passes a range check, since every comparison with it is false:
+    it was a search without a time limit, and JSON that no parser reads.)"""
+    for command in ("solve", "hint"):
+        for value in ("3601", "0", "inf", "nan", "-nan", "soon"):
+            code, out, _ = run(command, "montana", "1", "--budget", value, "--json")
+            assert code == 2, (command, value, out)
+            assert json.loads(out)["error"]["parameter"] == "--budget"
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("moves", "montana", "2", "--budget", "1"), "No such option '--budget'"),
+    (("hint", "montana", "2", "--budgte", "1"), "Did you mean '--budget'?"),
+    (("solve", "montana", "2", "--layout=x.json", "--nope"), "No such option '--nope'"),
+])
+def test_an_unknown_option_is_named_not_read_as_a_move(args: tuple[str, ...], words: str
+                                                       ) -> None:
+    """The commands that let "-5" reach NUMBER still refuse an unknown ``--option`` as one
+    (it was "'--budget' is not a move"), while "-5" keeps its own message."""
+    code, _, err = run(*args)
+    assert code == 2 and words in err, err
+    code, _, err = run("moves", "montana", "-5")
+    assert code == 2 and "game numbers are positive" in err, err
 
 
 @pytest.mark.parametrize("command", ["solve", "hint"])

@@ -7,10 +7,13 @@ import io
 import math
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -28,7 +31,9 @@ from gapgrid.api.services.study import (
     COLUMNS_BEFORE_MEMORY,
     HEADER_BEFORE_MEMORY,
     HEADER_LINE,
+    MAX_LINE_BYTES,
     TIMING_COLUMNS,
+    StudyFileError,
     StudyRow,
     StudySettings,
     iter_latest_rows,
@@ -117,10 +122,12 @@ def six_deals(path: Path) -> Path:
     """A finished study file of six deals: 4 won, 1 lost, 1 unknown (written by hand)."""
     verdicts = {1: "won", 2: "unknown", 3: "won", 4: "lost", 5: "won", 6: "won"}
     path.write_text(HEADER_LINE + "".join(StudyRow(
-        variant="line-up", options="", game_number=number, verdict=verdict, line_length=0,
-        positions=10, seconds=0.5 * number, stopped_by="positions" if verdict == "unknown" else "",
+        variant="line-up", options="", game_number=number, verdict=verdict,
+        line_length=int(verdict == "won"), positions=10, seconds=0.5 * number,
+        stopped_by="positions" if verdict == "unknown" else "",
         solver_version=SOLVER_VERSION, budget_seconds=60.0, budget_positions=5000,
-        line="").csv_line() for number, verdict in verdicts.items()))
+        line="13-0" if verdict == "won" else "").csv_line()
+        for number, verdict in verdicts.items()))
     return path
 
 
@@ -499,6 +506,18 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     assert f"resuming {out}: 1 of the 1 deals are done" in result.stderr
 
 
+def test_a_study_whose_deals_are_all_decided_elsewhere_says_so(tmp_path: Path) -> None:
+    """When another file decided every deal asked for, nothing is solved and the command
+    says so, rather than pointing to a summary of no deals."""
+    reference = six_deals(tmp_path / "six.csv")
+    result = run("study", "line-up", "--first-deal", "3", "--deals", "2", "--skip-decided-in",
+                 reference, "--out", tmp_path / "none.csv")
+    assert result.exit_code == 0, result.output
+    assert "2 of the 2 deals are decided" in result.stderr
+    assert "nothing was left to solve" in result.stderr
+    assert "summary above" not in result.stderr
+
+
 def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     """--skip-decided-in naming a file that is not a study, or none: exit 2 with the
     reason, the study file untouched."""
@@ -705,6 +724,63 @@ def test_dask_missing_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.Monke
     assert not out.exists()
 
 
+@contextmanager
+def stranger(reply: bytes | None) -> Iterator[str]:
+    """A TCP server on a free port that is no Dask scheduler: it sends ``reply`` to each
+    connection and closes it, or with None accepts and never answers; its address."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:  # the server was closed
+                return
+            if reply is None:
+                held.append(connection)
+            else:
+                connection.sendall(reply)
+                connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for connection in held:
+            connection.close()
+
+
+@pytest.mark.parametrize("reply", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+                                   None], ids=["http", "silent"])
+def test_a_server_that_is_no_scheduler_is_a_usage_error_in_bounded_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None) -> None:
+    """--dask at a web server (it was an internal MemoryError) or at a listener that never
+    answers (it waited as long as the listener held the connection, whatever signal came):
+    exit 2 naming --dask within the connection's deadline, and no file."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    monkeypatch.setattr(study_module, "DASK_CONNECT_SECONDS", 1.0)
+    out = tmp_path / "d.csv"
+    with stranger(reply) as address:
+        started = time.monotonic()
+        result = run("study", *STUDY, "--dask", address, "--out", out)
+        seconds = time.monotonic() - started
+    assert result.exit_code == 2, result.output
+    assert "--dask" in result.stderr and "no Dask scheduler answer" in result.stderr
+    assert seconds < 10, seconds
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8786", "tcp://:::"])
+def test_a_malformed_dask_address_is_a_usage_error(tmp_path: Path, address: str) -> None:
+    """An address dask cannot parse is refused naming --dask (it was an internal error)."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    result = run("study", *STUDY, "--dask", address, "--out", tmp_path / "d.csv")
+    assert result.exit_code == 2, result.output
+    assert f"no Dask scheduler answers at {address}" in result.stderr, result.stderr
+
+
 def test_the_plot_command_tabulates_and_draws_the_studies(tmp_path: Path) -> None:
     """``python -m gapgrid.api.study_plot DIR OUT.png`` prints each study's figures as a
     Markdown row (the summary's figures) and writes the image."""
@@ -756,6 +832,91 @@ def test_a_malformed_row_inside_the_file_is_refused(reference: Path, tmp_path: P
     result = run("study", *STUDY, "--out", out, "--resume")
     assert result.exit_code == 2
     assert "line 3" in result.stderr and "4 fields instead of 13" in result.stderr
+
+
+@pytest.mark.parametrize(("column", "value", "words"), [
+    ("game_number", "0", "game number 0: PySolFC's run from 1"),
+    ("game_number", "100000000000000000001", "PySolFC's run from 1"),
+    ("positions", "-5", "positions -5 is not a count"),
+    ("seconds", "nan", "seconds nan is not a time"),
+    ("budget_seconds", "inf", "budget_seconds inf is not a budget"),
+    ("budget_memory_mib", "0", "budget_memory_mib 0 is not a count"),
+    ("line", "zz", "its line holds 'zz' is not a move"),
+    ("line_length", "1", "a won row with line_length 1 and"),
+])
+def test_a_row_no_study_writes_is_refused(reference: Path, tmp_path: Path, column: str,
+                                          value: str, words: str) -> None:
+    """A row whose numbers no solver writes (game 0, negative positions, a NaN time) or
+    whose line is not a winning line's form is refused with its line number, as a
+    malformed one is, rather than counted in the summary."""
+    rows = rows_of(reference)
+    won = next(index for index, row in enumerate(rows) if row["verdict"] == "won")
+    rows[won][column] = value
+    if column == "line":
+        rows[won]["line_length"] = "1"
+    out = tmp_path / "r.csv"
+    with out.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 2, result.output
+    assert f"line {won + 2}" in result.stderr and words in result.stderr, result.stderr
+
+
+def test_a_line_in_a_won_row_is_actions_without_undo(reference: Path, tmp_path: Path) -> None:
+    """A solver's line never holds ``undo``, and each action is in gapgrid's notation."""
+    row = next(row for row in rows_of(reference) if row["verdict"] == "won")
+    for line, words in (("12-3 undo", "'undo'"), ("12-3 4-x", "'x' is not a slot number")):
+        fields = [*row.values()]
+        fields[COLUMNS.index("line")] = line
+        fields[COLUMNS.index("line_length")] = "2"
+        with pytest.raises(StudyFileError, match=words):
+            StudyRow.from_fields(fields)
+
+
+def test_a_line_longer_than_any_row_is_refused_unread(reference: Path, tmp_path: Path) -> None:
+    """A line of megabytes (no study writes one) is refused with its number after reading
+    at most MAX_LINE_BYTES of it; the file is left as it was."""
+    out = tmp_path / "long.csv"
+    out.write_bytes(reference.read_bytes() + b"x" * (MAX_LINE_BYTES * 3) + b"\n")
+    before = out.read_bytes()
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 2, result.output
+    assert "line 8: longer than 1,048,576 bytes" in result.stderr, result.stderr
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("content", [b"hello", b"x" * 5000, b"variant,options,game\x00"])
+def test_a_file_whose_first_line_is_no_header_is_left_alone(tmp_path: Path, content: bytes
+                                                            ) -> None:
+    """Only the start of a study's header counts as a header cut short (which a resumed
+    study writes afresh): any other first line, even without its newline, is not a study
+    file, and --resume refuses it rather than empty it."""
+    out = tmp_path / "other.csv"
+    out.write_bytes(content)
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 2, result.output
+    assert "is not a gapgrid study file" in result.stderr
+    assert out.read_bytes() == content
+
+
+def test_an_out_name_too_long_is_a_usage_error(tmp_path: Path) -> None:
+    """A file name longer than the file system allows is refused with the reason."""
+    result = run("study", *STUDY, "--out", tmp_path / ("a" * 300 + ".csv"))
+    assert result.exit_code == 2, result.output
+    assert "cannot write" in result.stderr and "too long" in result.stderr
+
+
+def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--workers 64 for one deal solves it in this process: no pool of idle processes."""
+    def no_pool(stack: object, workers: int) -> object:
+        raise AssertionError(f"a pool of {workers} workers started for one deal")
+
+    monkeypatch.setattr(study_module, "process_runner", no_pool)
+    result = run("study", *STUDY, "--deals", "1", "--workers", "64", "--out", tmp_path / "o.csv")
+    assert result.exit_code == 0, result.output
 
 
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
