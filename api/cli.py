@@ -20,7 +20,7 @@ when a move was refused, 2 for a usage error (unknown variant, bad game
 number or option, a move that is not notation, an option given twice; with
 ``--json`` printed as ``{"error": {"kind": "usage", ...}}`` on standard
 output) or for an environment the command cannot use (a missing instance
-folder, a database it cannot open, a port in use), 3 for an internal error,
+folder, a database it cannot open, a port in use, a full disk), 3 for an internal error,
 130 when Ctrl-C cut a command short (with ``--json``, ``{"error": {"kind":
 "interrupted", ...}}`` on standard output; ``serve`` exits with 0: Ctrl-C is how it
 is stopped).
@@ -37,10 +37,11 @@ the help.
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -96,6 +97,7 @@ main.add_command(db_group)
 
 
 EXIT_INTERNAL_ERROR = 3
+EXIT_ENVIRONMENT = 2  # as for a database the command cannot open
 
 
 def run() -> None:
@@ -103,13 +105,24 @@ def run() -> None:
     for an internal error, so that it is never mistaken for a refused move (1)."""
     try:
         main()
+    except OSError as error:  # (click itself ends a command whose reader went away: EPIPE)
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+            _internal_error(error)
+        # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).
+        click.echo(f"gapgrid: cannot write: {error.strerror}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
     except Exception as error:  # click handles usage errors itself; this is a bug
-        message = bounded(f"{type(error).__name__}: {error}")
-        if wants_json(sys.argv[1:]):
-            echo_json({"error": {"kind": "internal", "message": message}})
-        click.echo(f"gapgrid: internal error: {message}", err=True)
-        click.echo("gapgrid: please report it with the command that caused it", err=True)
-        sys.exit(EXIT_INTERNAL_ERROR)
+        _internal_error(error)
+
+
+def _internal_error(error: Exception) -> NoReturn:
+    """Report a bug, naming the exception (as JSON too with --json), and exit with 3."""
+    message = bounded(f"{type(error).__name__}: {error}")
+    if wants_json(sys.argv[1:]):
+        echo_json({"error": {"kind": "internal", "message": message}})
+    click.echo(f"gapgrid: internal error: {message}", err=True)
+    click.echo("gapgrid: please report it with the command that caused it", err=True)
+    sys.exit(EXIT_INTERNAL_ERROR)
 
 
 @main.command()

@@ -357,3 +357,15 @@ def test_plugin_errors_show_no_pluggy_internals(monkeypatch: pytest.MonkeyPatch)
     assert stderr.count("\n") == 1 and "plugin 'again' not loaded" in stderr
     assert "0x7f" not in stderr and "140523342521616" not in stderr and "/site/" not in stderr
 
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [("variants",), ("deal", "montana", "1", "--json")])
+def test_a_full_disk_is_said_not_reported_as_a_bug(args: tuple[str, ...]) -> None:
+    """Output to a full disk (``> /dev/full``) is the machine's state: a one-line reason
+    and exit 2, as for another environment the command cannot use, not "internal error"."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([str(GAPGRID), *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "gapgrid: cannot write: No space left on device\n"
