@@ -20,10 +20,10 @@ when a move was refused, 2 for a usage error (unknown variant, bad game
 number or option, a move that is not notation, an option given twice; with
 ``--json`` printed as ``{"error": {"kind": "usage", ...}}`` on standard
 output) or for an environment the command cannot use (a missing instance
-folder, a database it cannot open, a port in use, a full disk), 3 for an internal error,
-130 when Ctrl-C cut a command short (with ``--json``, ``{"error": {"kind":
-"interrupted", ...}}`` on standard output; ``serve`` exits with 0: Ctrl-C is how it
-is stopped).
+folder, a database it cannot open, a port in use, a full disk), 3 for an
+internal error, 130 when Ctrl-C cut a command short (with ``--json``,
+``{"error": {"kind": "interrupted", ...}}`` on standard output; ``serve`` exits
+with 0: Ctrl-C is how it is stopped).
 
 Moves are read a chunk at a time, from the arguments or standard input,
 and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is
@@ -109,7 +109,8 @@ def run() -> None:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
             _internal_error(error)
         # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).
-        click.echo(f"gapgrid: cannot write: {error.strerror}", err=True)
+        where = f" {error.filename}" if error.filename else ""
+        click.echo(f"gapgrid: cannot write{where}: {error.strerror}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     except Exception as error:  # click handles usage errors itself; this is a bug
         _internal_error(error)

@@ -209,7 +209,10 @@ def _connect(client_class: Any, address: str) -> Any:
 
     def connect() -> None:
         try:
-            made.set_result(client_class(address, timeout=f"{DASK_CONNECT_SECONDS:g}s"))
+            # Not the process's default client: one that answers after the deadline, or
+            # fails half made, must not be picked up by anything else in this process.
+            made.set_result(client_class(address, timeout=f"{DASK_CONNECT_SECONDS:g}s",
+                                         set_as_default=False))
         except BaseException as error:  # whatever went wrong is the address's answer
             made.set_exception(error)
 
@@ -219,13 +222,16 @@ def _connect(client_class: Any, address: str) -> Any:
     except concurrent.futures.TimeoutError:
         raise click.BadParameter(f"no Dask scheduler answered at {address} within "
                                  f"{DASK_CONNECT_SECONDS:g} s", param_hint="--dask") from None
-    except Exception as error:
-        # Not only OSError: distributed raises ValueError for an address it cannot parse,
-        # and reading a server that is not a scheduler can fail in any way (a MemoryError
-        # for a length read from an HTTP reply).
-        raise click.BadParameter(f"no Dask scheduler answers at {address}: "
-                                 f"{type(error).__name__}: {error}", param_hint="--dask"
-                                 ) from None
+    except (OSError, ValueError) as error:  # refused, unreachable, or not an address
+        raise click.BadParameter(f"no Dask scheduler answers at {address}: {error}",
+                                 param_hint="--dask") from None
+    except Exception:
+        # Reading a server that is not a scheduler can fail in any way (a MemoryError for
+        # a frame length read from an HTTP reply): its text would only mislead.
+        raise click.BadParameter(f"no Dask scheduler answers at {address}: the server "
+                                 f"there does not speak Dask's protocol (a scheduler "
+                                 f"listens on port 8786 unless told otherwise)",
+                                 param_hint="--dask") from None
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -423,7 +429,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                                "workers solve the deals")
     memory_given = ctx.get_parameter_source("memory_mib") not in (
         click.core.ParameterSource.DEFAULT, None)
-    if memory_given and dask_address is None:
+    if memory_given and dask_address is None and retry_unknown:
         check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
     if resume and retry_unknown:
         raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
@@ -438,7 +444,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     path = out if out is not None else _default_out(variant, option_values)
     try:
         is_folder = path.is_dir()
-    except OSError as error:  # a name too long, say: Path.is_dir raises for it
+    except OSError as error:  # a name too long: some Pythons' Path.is_dir raise for it
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
     if is_folder:
@@ -458,7 +464,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             chosen = None
         _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
                      memory_mib << 20 if memory_given else None, decided,
-                     runner_for=functools.partial(_runner, dask_address, workers))
+                     runner_for=lambda stack, count: _runner(
+                         dask_address, min(workers, count), stack))
         return
     chosen_slugs = set(slugs)
     skipped = [key for key in decided
@@ -469,7 +476,12 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         left_out = (f"gapgrid: {len(skipped)} of the {len(slugs) * deals} deals are decided "
                     f"in {files}: left out")
     total = len(slugs) * deals - len(skipped)
-    workers = min(workers, max(total, 1))  # a worker for each deal at most: no idle processes
+    if total == 0:
+        click.echo(f"{left_out}: nothing was left to solve", err=True)
+        return
+    workers = min(workers, total)  # a worker for each deal at most: no idle processes
+    if memory_given and dask_address is None:
+        check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
     # Generators, not lists: a study of a million deals queues a handful at a time.
     wanted = ((slug, number) for slug in slugs for number in numbers
               if (slug, settings.options, number) not in decided)
@@ -501,9 +513,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             sort_study_file(path)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
-        if left_out and total == 0:
-            click.echo(f"{left_out}: nothing was left to solve", err=True)
-        elif left_out:  # the summary is of the deals left, not of the game
+        if left_out:  # the summary is of the deals left, not of the game
             click.echo(f"{left_out}; the summary above is of the {total} others only: "
                        f"merge the files (python -m gapgrid.api.study_merge) for the "
                        f"game's figures", err=True)
@@ -582,7 +592,7 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
                  option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],
-                 runner_for: Callable[[ExitStack], Runner]) -> None:
+                 runner_for: Callable[[ExitStack, int], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
     only, when given) and that are not in ``decided`` (deals other studies decided, with
@@ -648,7 +658,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                           memory=DEFAULT_MEMORY if memory is None else memory)
                  for variant, _, number in retry)
         with ExitStack() as stack:
-            runner = runner_for(stack)
+            runner = runner_for(stack, len(retry))  # a worker for each deal at most
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
             sort_study_file(path)  # while the file is still held
         _finish(ctx, path, stop, "")

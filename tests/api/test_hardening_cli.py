@@ -358,7 +358,6 @@ def test_plugin_errors_show_no_pluggy_internals(monkeypatch: pytest.MonkeyPatch)
     assert "0x7f" not in stderr and "140523342521616" not in stderr and "/site/" not in stderr
 
 
-
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
 @pytest.mark.parametrize("args", [("variants",), ("deal", "montana", "1", "--json")])
 def test_a_full_disk_is_said_not_reported_as_a_bug(args: tuple[str, ...]) -> None:

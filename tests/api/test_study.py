@@ -516,6 +516,7 @@ def test_a_study_whose_deals_are_all_decided_elsewhere_says_so(tmp_path: Path) -
     assert "2 of the 2 deals are decided" in result.stderr
     assert "nothing was left to solve" in result.stderr
     assert "summary above" not in result.stderr
+    assert not (tmp_path / "none.csv").exists()
 
 
 def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
@@ -735,7 +736,7 @@ def stranger(reply: bytes | None) -> Iterator[str]:
         while True:
             try:
                 connection, _ = server.accept()
-            except OSError:  # the server was closed
+            except OSError:  # the server was shut down
                 return
             if reply is None:
                 held.append(connection)
@@ -747,6 +748,7 @@ def stranger(reply: bytes | None) -> Iterator[str]:
     try:
         yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
     finally:
+        server.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone would not)
         server.close()
         for connection in held:
             connection.close()
@@ -768,6 +770,7 @@ def test_a_server_that_is_no_scheduler_is_a_usage_error_in_bounded_time(
         seconds = time.monotonic() - started
     assert result.exit_code == 2, result.output
     assert "--dask" in result.stderr and "no Dask scheduler answer" in result.stderr
+    assert "MemoryError" not in result.stderr  # not the stranger's reply read as a frame
     assert seconds < 10, seconds
     assert not out.exists()
 
@@ -910,12 +913,18 @@ def test_an_out_name_too_long_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """--workers 64 for one deal solves it in this process: no pool of idle processes."""
+    """--workers 64 for one deal solves it in this process: no pool of idle processes, and
+    the memory check counts the one worker that runs (8 workers' 200 MiB would not fit a
+    512 MiB machine; one does)."""
     def no_pool(stack: object, workers: int) -> object:
         raise AssertionError(f"a pool of {workers} workers started for one deal")
 
     monkeypatch.setattr(study_module, "process_runner", no_pool)
     result = run("study", *STUDY, "--deals", "1", "--workers", "64", "--out", tmp_path / "o.csv")
+    assert result.exit_code == 0, result.output
+    small_machine(monkeypatch)
+    result = run("study", *STUDY, "--deals", "1", "--workers", "8", "--memory", "200",
+                 "--out", tmp_path / "m.csv")
     assert result.exit_code == 0, result.output
 
 
