@@ -105,7 +105,7 @@ def run() -> None:
     for an internal error, so that it is never mistaken for a refused move (1)."""
     try:
         main()
-    except OSError as error:  # (click itself ends a command whose reader went away: EPIPE)
+    except OSError as error:  # (a reader that went away is ended in GapgridGroup.invoke)
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
             _internal_error(error)
         # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).

@@ -30,6 +30,9 @@ from gapgrid.core.catalogue import Catalogue
 EXIT_ILLEGAL_MOVE: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
+# What a shell reports for a command that SIGPIPE stopped (``yes | head``): a reader that
+# went away is neither a refused move (1) nor a usage error (2).
+EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
 which says a move was refused)."""
 
@@ -134,7 +137,12 @@ class GapgridGroup(click.Group):
         """Run the command, translating refusals, usage errors and Ctrl-C."""
         try:
             try:
-                return super().invoke(ctx)
+                result = super().invoke(ctx)
+                sys.stdout.flush()  # a short answer is still buffered: its EPIPE comes here
+                return result
+            except BrokenPipeError:
+                _stop_writing_to_stdout()
+                ctx.exit(EXIT_READER_GONE)
             except ServiceError as error:
                 raise usage_error(error) from None
             except KeyboardInterrupt:
@@ -155,6 +163,14 @@ class GapgridGroup(click.Group):
                     error, JsonSetupError):
                 raise JsonSetupError(error.message) from None
             raise
+
+
+def _stop_writing_to_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of
+    what is still buffered does not fail again and print a traceback at exit."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 def wants_json(args: Sequence[str]) -> bool:

@@ -368,3 +368,19 @@ def test_a_full_disk_is_said_not_reported_as_a_bug(args: tuple[str, ...]) -> Non
                               text=True, timeout=60, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stderr == "gapgrid: cannot write: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [("variants",), ("moves", "montana", "3", "--json")])
+def test_a_reader_that_went_away_is_not_a_refused_move(args: tuple[str, ...]) -> None:
+    """Output into a pipe nobody reads any more (``| head -1`` once it has its line) ends
+    with 141, what a shell reports for a command SIGPIPE stopped: not 1, which says a
+    move was refused, and no traceback from the interpreter's last flush."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte is written
+    try:
+        done = subprocess.run([str(GAPGRID), *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60, check=False)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""

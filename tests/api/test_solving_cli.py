@@ -175,12 +175,14 @@ def test_the_default_memory_is_not_refused_on_a_smaller_machine(
 def test_a_full_table_is_said_and_the_search_runs_to_its_budget() -> None:
     """A one-MiB table fills within a fraction of a second on single-round Montana game 3
     (solver 11 stopped there); the rollouts go on to the end of the budget, and the answer
-    says the memory is why no loss could be proven."""
+    says the memory is why no loss could be proven. The budget leaves room for a loaded
+    machine: 2 s once reached only 9,225 positions beside a study on both cores, and the
+    table did not fill (an idle core reaches some 100,000)."""
     code, out, err = run("solve", "montana", "3", "-o", "redeals=0", "--memory", "1",
-                         "--budget", "2")
+                         "--budget", "4")
     assert code == 0 and "Unknown" in out and "filled their --memory" in out, (out, err)
     seconds = float(re.search(r"([0-9.]+) s, solver", out).group(1))  # type: ignore[union-attr]
-    assert seconds >= 2
+    assert seconds >= 4
 
 
 def test_a_refused_move_is_answered_without_a_search() -> None:
