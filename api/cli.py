@@ -47,7 +47,12 @@ import click
 
 from gapgrid.api import render
 from gapgrid.api.cli_db import db_group
-from gapgrid.api.cli_puzzles import print_puzzle_facts, puzzles_group, solution_command
+from gapgrid.api.cli_puzzles import (
+    print_puzzle_facts,
+    puzzle_service,
+    puzzles_group,
+    solution_command,
+)
 from gapgrid.api.cli_solving import hint_command, solve_command
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
@@ -55,13 +60,13 @@ from gapgrid.api.cli_support import (
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
+    database_faults_said,
     echo_json,
     json_flag,
     load_catalogue,
     no_colour,
     option_flag,
     parse_option_pairs,
-    puzzle_service,
     read_moves,
     read_saved_game,
     wants_json,
@@ -103,6 +108,11 @@ EXIT_ENVIRONMENT = 2  # as for a database the command cannot open
 def run() -> None:
     """The ``gapgrid`` console script: the command line, with a distinct exit status (3)
     for an internal error, so that it is never mistaken for a refused move (1)."""
+    if sys.stdout is None:  # started with standard output closed (``>&-``)
+        if sys.stderr is not None:
+            print("gapgrid: standard output is closed: there is nowhere to answer",
+                  file=sys.stderr)
+        sys.exit(EXIT_USAGE)
     try:
         main()
     except OSError as error:  # (a reader that went away is ended in GapgridGroup.invoke)
@@ -184,7 +194,8 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
 
     With no MOVE arguments the moves are read from standard input,
     separated by whitespace, a chunk at a time (at most GAPGRID_MAX_MOVES
-    of them). Exit status 1 when a move is refused.
+    of them). Exit status 1 when a move is refused, and with --from-save
+    also when the layout saved in the file differs from the replay's.
     """
     catalogue = load_catalogue(ctx)
     if save_file is not None:
@@ -378,7 +389,8 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     Uses the same configuration (GAPGRID_DATABASE, GAPGRID_SECRET_KEY) as
     `gapgrid serve`, so it prints the puzzle the API serves.
     """
-    puzzle = puzzle_service(ctx).puzzle(day, variant).document
+    with database_faults_said():
+        puzzle = puzzle_service(ctx).puzzle(day, variant).document
     if as_json:
         echo_json(puzzle)
         return

@@ -19,7 +19,7 @@ from typing import Final
 
 import click
 
-from gapgrid.api.cli_support import SetupError
+from gapgrid.api.cli_support import SetupError, require_database_folder
 from gapgrid.api.config import ConfigError, database_from_environment
 
 
@@ -40,6 +40,7 @@ def upgrade_command() -> None:
         database = database_from_environment()
     except ConfigError as error:
         raise SetupError(str(error)) from None
+    require_database_folder(database)
     where = engine.describe(database)
     try:
         made = engine.create(database)

@@ -28,7 +28,13 @@ import click
 from tqdm import tqdm
 
 from gapgrid.api import cli_support, render
-from gapgrid.api.cli_support import FiniteFloatRange, SetupError, echo_json, json_flag
+from gapgrid.api.cli_support import (
+    FiniteFloatRange,
+    SetupError,
+    database_faults_said,
+    echo_json,
+    json_flag,
+)
 from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
@@ -38,6 +44,9 @@ from gapgrid.core.catalogue import Catalogue
 
 MAX_DAYS: Final = 366
 """The most days one ``prepare`` covers: a year."""
+
+LAST_DAY: Final = datetime.date.max - datetime.timedelta(days=1)
+"""The last day a puzzle can have: its day ends at the next midnight, which must be a date."""
 
 COMMAND_WAIT_SECONDS: Final = 600.0
 """How long a command waits for a puzzle another process is making (a command has time a
@@ -66,7 +75,13 @@ def puzzle_service(ctx: click.Context, *, create: bool = False) -> PuzzleService
                 settings.database.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise SetupError(str(unusable_database(settings, error))) from None
-    return attrs.evolve(cli_support.puzzle_service(ctx), wait_seconds=COMMAND_WAIT_SECONDS)
+    return attrs.evolve(cli_support.puzzle_service(ctx), wait_seconds=COMMAND_WAIT_SECONDS,
+                        on_wait=_say_waiting)
+
+
+def _say_waiting(puzzle_id: str) -> None:
+    click.echo(f"gapgrid: the puzzle {puzzle_id} is being prepared by another process; "
+               f"waiting for it, up to {COMMAND_WAIT_SECONDS:g} s (Ctrl-C stops)", err=True)
 
 
 def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
@@ -93,7 +108,8 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
     """Print the shortest winning line known for the puzzle of VARIANT on DATE
     (YYYY-MM-DD), once that day is over (UTC)."""
     try:
-        document = puzzle_service(ctx).solution(date, variant)
+        with database_faults_said():
+            document = puzzle_service(ctx).solution(date, variant)
     except ServiceError as error:
         if error.field[:1] == ("date",):  # here DATE is an argument, not --date
             raise click.BadParameter(error.message, param_hint="DATE") from None
@@ -142,6 +158,14 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
     except ValueError:
         raise click.BadParameter(f"{first!r} is not a date like 2026-11-30",
                                  param_hint="--from") from None
+    if start < service.settings.first_day:  # never served: daily refuses those days
+        raise click.BadParameter(f"puzzles start on {service.settings.first_day} "
+                                 f"(GAPGRID_FIRST_DAY)", param_hint="--from")
+    if start > LAST_DAY - datetime.timedelta(days=days - 1):
+        span = "1 day from" if days == 1 else f"{days} days from"
+        raise click.BadParameter(f"{span} {start} go past the last day a puzzle can have, "
+                                 f"{LAST_DAY}",
+                                 param_hint="--from / --days")
     slugs = list(variants) or service.catalogue.slugs()
     budget: CertifyBudget = attrs.evolve(PREPARE_BUDGET, candidate_positions=positions,
                                          total_seconds=seconds)
@@ -151,7 +175,8 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
     with tqdm(jobs, desc="preparing", unit="puzzle", disable=None, leave=False) as bar:
         for date, slug in bar:
             bar.set_postfix_str(f"{date} {slug}")
-            done.append((date, slug, service.prepare(date, slug, budget)))
+            with database_faults_said():
+                done.append((date, slug, service.prepare(date, slug, budget)))
     if as_json:
         echo_json([{"date": date.isoformat(), "variant": slug, "action": prepared.action,
                     "seconds": prepared.seconds, "candidates": prepared.tried,

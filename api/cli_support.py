@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -21,6 +22,7 @@ import click
 from gapgrid import plugins
 from gapgrid.api.config import ConfigError, Settings, unusable_database
 from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
+from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
@@ -144,6 +146,8 @@ class GapgridGroup(click.Group):
                 _stop_writing_to_stdout()
                 ctx.exit(EXIT_READER_GONE)
             except ServiceError as error:
+                if error.fault is Fault.BUSY:  # another process's work, not the arguments
+                    raise SetupError(error.message) from None
                 raise usage_error(error) from None
             except KeyboardInterrupt:
                 click.echo("\ngapgrid: interrupted", err=True)
@@ -273,12 +277,14 @@ def read_moves(moves: Sequence[str]) -> Iterator[str]:
     """The moves from the arguments, or else whitespace-separated from standard input, one
     at a time (:func:`stdin_words`): a use case that stops at a refused move stops reading."""
     if moves:
-        yield from moves
-        return
+        return iter(moves)
+    if sys.stdin is None:  # started with standard input closed (``<&-``)
+        raise click.BadParameter("none given, and standard input is closed: give the moves "
+                                 "as arguments or on standard input", param_hint="MOVE")
     stdin = sys.stdin.buffer  # bytes: input that is not UTF-8 is refused as moves, not a crash
     if stdin.isatty():
         click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
-    yield from stdin_words(stdin, games.MAX_MOVE_TEXT)
+    return stdin_words(stdin, games.MAX_MOVE_TEXT)
 
 
 def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:
@@ -316,7 +322,7 @@ option_flag = click.option("--option", "-o", "options", multiple=True, metavar="
 def read_saved_game(ctx: click.Context, path: Path) -> games.SavedGameFile:
     """Read a PySolFC saved game and find its game; a usage error naming the file if not."""
     try:
-        with path.open("rb") as handle:
+        with open_to_read(path) as handle:
             data = handle.read(MAX_FILE_BYTES + 1)  # enough to tell it is too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
@@ -336,18 +342,48 @@ def api_settings() -> Settings:
         raise SetupError(str(error)) from None
 
 
+@contextmanager
+def database_faults_said() -> Iterator[None]:
+    """Say a database that fails once open (a SQLite file damaged past its header, one
+    written by a newer gapgrid, a PostgreSQL server gone) in one line, exit status 2, as
+    for one that cannot be opened: the environment's fault, not a bug to report. Only the
+    database's own errors: an output error inside is not the database's."""
+    from gapgrid.api.db.engine import USE_ERRORS, StoreError, describe
+
+    try:
+        yield
+    except StoreError as error:
+        raise SetupError(str(error)) from None
+    except USE_ERRORS as error:
+        database = api_settings().database
+        where = describe(database) if isinstance(database, str) else str(database)
+        driver = getattr(error, "orig", None) or error  # without SQLAlchemy's SQL dump
+        reason = (str(driver).strip().splitlines() or [type(driver).__name__])[0]
+        raise SetupError(f"cannot use the database {where} (GAPGRID_DATABASE): "
+                         f"{reason[:200]}") from None
+
+
+def require_database_folder(database: Path | str) -> None:
+    """A :class:`SetupError` when the SQLite file's folder does not exist: a command run
+    in the wrong place, or a mistyped GAPGRID_DATABASE, is told so instead of making a new
+    instance there (only ``gapgrid serve`` and ``puzzles prepare`` make one)."""
+    folder = database.parent if isinstance(database, Path) else None
+    if folder is not None and not folder.is_dir():
+        raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
+                         f"runs, or set GAPGRID_INSTANCE (or GAPGRID_DATABASE) to its folder")
+
+
 def puzzle_service(ctx: click.Context) -> PuzzleService:
     """The puzzles of the server configured in the environment, for commands that read
     them; never creates an instance folder where there is none (the command may be run
     anywhere), and an unusable folder or database is a :class:`SetupError`."""
-    from gapgrid.api.db.engine import OPEN_ERRORS  # SQLAlchemy: only for these commands
+    from gapgrid.api.db.engine import OPEN_ERRORS, StoreError  # SQLAlchemy: only here
 
     settings = api_settings()
-    folder = settings.database.parent if isinstance(settings.database, Path) else None
-    if folder is not None and not folder.is_dir():
-        raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
-                         f"runs, or set GAPGRID_INSTANCE (or GAPGRID_DATABASE) to its folder")
+    require_database_folder(settings.database)
     try:
         return PuzzleService.open(settings, load_catalogue(ctx))
     except OPEN_ERRORS as error:
         raise SetupError(str(unusable_database(settings, error))) from None
+    except StoreError as error:  # written by a newer gapgrid
+        raise SetupError(str(error)) from None

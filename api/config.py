@@ -44,6 +44,8 @@ from typing import Final
 
 import attrs
 
+from gapgrid.api.reading import open_to_read
+
 DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
 """The secret gapgrid 0.1.0 used when none was set. It is public, so it is refused."""
 
@@ -253,7 +255,7 @@ def _check_folder(folder: Path, variable: str) -> None:
 
 
 def _read_secret(path: Path) -> str:
-    with path.open("rb") as handle:
+    with open_to_read(path) as handle:
         data = handle.read(MAX_SECRET_BYTES + 1)
     text = data.decode("utf-8", errors="replace").strip()
     if not text or len(data) > MAX_SECRET_BYTES:

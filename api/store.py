@@ -202,7 +202,7 @@ class Store:
         with db.read(self.engine) as connection:
             body = connection.execute(q.PUZZLE_BODY, {"puzzle_id": puzzle_id}
                                       ).scalar_one_or_none()
-        return None if body is None else dict(json.loads(body))
+        return None if body is None else dict(_stored_json(body))
 
     def keep_puzzle(self, puzzle_id: str, date: str, slug: str, body: dict[str, Any],
                     created_at: str) -> dict[str, Any]:
@@ -210,7 +210,7 @@ class Store:
         with db.write(self.engine) as connection:
             _insert_puzzle(connection, puzzle_id, date, slug, body, created_at)
             stored = connection.execute(q.PUZZLE_BODY, {"puzzle_id": puzzle_id}).scalar_one()
-        return dict(json.loads(stored))
+        return dict(_stored_json(stored))
 
     def keep_certified_puzzle(self, puzzle_id: str, date: str, slug: str,
                               body: dict[str, Any], certificate: Certificate, created_at: str,
@@ -341,7 +341,7 @@ class Store:
             else:
                 row = connection.execute(q.STORED_SUBMISSION, {
                     "puzzle_id": new.puzzle_id, "player_key": new.player_key}).one()
-        stored = Submission(player=row[0], moves_digest=row[1], body=json.loads(row[2]))
+        stored = Submission(player=row[0], moves_digest=row[1], body=_stored_json(row[2]))
         return stored, submission_id is not None
 
     def replace_submission(self, new: NewSubmission, replaced_digest: str) -> bool:
@@ -377,7 +377,7 @@ class Store:
             if connection.execute(q.ALL_RANKED, where).scalar_one():
                 return []
             rows = connection.execute(q.UNRANKED, where).all()
-        return [UnrankedSubmission(row[0], row[1], json.loads(row[2])) for row in rows]
+        return [UnrankedSubmission(row[0], row[1], _stored_json(row[2])) for row in rows]
 
     def add_keys(self, keys: Sequence[tuple[UnrankedSubmission, str, RankingKey]]) -> None:
         """Store keys for submissions that lack them (a key stored meanwhile is kept)."""
@@ -425,7 +425,7 @@ class Store:
             # RANK(): one more than the keys strictly before; ties share the first's rank
             rank = (first if index == 0 else entries[-1].rank if sort_key == rows[index - 1][0]
                     else offset + index + 1)
-            entries.append(RankedSubmission(rank, player, score, json.loads(body), created))
+            entries.append(RankedSubmission(rank, player, score, _stored_json(body), created))
         return entries, int(total)
 
     def close(self) -> None:
@@ -461,7 +461,7 @@ def _puzzle_deal(connection: Connection, puzzle_id: str) -> str | None:
     PUZZLE_BODY_LOCKED`)."""
     body = connection.execute(q.PUZZLE_BODY_LOCKED, {"puzzle_id": puzzle_id}
                               ).scalar_one_or_none()
-    return None if body is None else str(json.loads(body)["deal"])
+    return None if body is None else str(_stored_json(body)["deal"])
 
 
 def _keep_certificate(connection: Connection, certificate: Certificate, now: str) -> None:
@@ -499,7 +499,7 @@ def _improve_line(connection: Connection, puzzle_id: str, line: Sequence[str],
             "puzzle_id": puzzle_id, "deal": deal, "body": json.dumps(body),
             "created_at": now, **values})
     else:
-        body = {**json.loads(known.body), "line_from": "submission"}
+        body = {**_stored_json(known.body), "line_from": "submission"}
         connection.execute(q.UPDATE_CERTIFICATE, {"target": puzzle_id,
                                                   "body": json.dumps(body), **values})
 
@@ -509,9 +509,20 @@ def _puzzle_and_certificate(connection: Connection, puzzle_id: str
     row = connection.execute(q.PUZZLE_AND_CERTIFICATE, {"puzzle_id": puzzle_id}).first()
     if row is None:
         return None, None
-    body = dict(json.loads(row[0]))
+    body = dict(_stored_json(row[0]))
     if row[1] is None:
         return body, None
     return body, Certificate(puzzle_id=puzzle_id, deal=row[1], certified=bool(row[2]),
-                             line=tuple(json.loads(row[3])), par=row[4],
-                             body=dict(json.loads(row[5])), updated_at=row[6])
+                             line=tuple(_stored_json(row[3])), par=row[4],
+                             body=dict(_stored_json(row[5])), updated_at=row[6])
+
+
+def _stored_json(text: str) -> Any:
+    """A JSON column's value; a :class:`StoreError` where it is not JSON: gapgrid writes
+    only JSON there, so the database was edited by hand or damaged, which is said as such
+    (exit 2 from a command) rather than as a bug."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise StoreError("the database holds a value gapgrid did not write (not JSON): it "
+                         "was edited by hand or is damaged") from None

@@ -444,11 +444,15 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     path = out if out is not None else _default_out(variant, option_values)
     try:
         is_folder = path.is_dir()
+        is_other = path.exists() and not is_folder and not path.is_file()
     except OSError as error:  # a name too long: some Pythons' Path.is_dir raise for it
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
     if is_folder:
         raise click.BadParameter(f"{path} is a folder, not a CSV file", param_hint="--out")
+    if is_other:  # a FIFO would hang the open, a device would take the rows
+        raise click.BadParameter(f"{path} is not a regular file: a study file is a CSV file "
+                                 f"on disk", param_hint="--out")
     settings = StudySettings(options=options_text(option_values), solver_version=SOLVER_VERSION,
                              budget_seconds=budget, budget_positions=max_positions)
     option_pairs = tuple(sorted(option_values.items()))

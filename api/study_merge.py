@@ -38,6 +38,7 @@ from gapgrid.api.services.study import (
     HEADER_LINE,
     StudyFileError,
     budget_order,
+    open_study_file,
     read_header,
     replace_atomically,
     rows_of,
@@ -103,7 +104,7 @@ def merge(out: Path, paths: Sequence[Path]) -> int:
     """
     with ExitStack() as stack:
         try:
-            sources = [stack.enter_context(path.open("rb")) for path in paths]
+            sources = [stack.enter_context(open_study_file(path)) for path in paths]
         except OSError as error:
             raise StudyFileError(f"cannot read {error.filename}: "
                                  f"{error.strerror or error}") from None

@@ -65,6 +65,11 @@ file that is no database, a server that does not answer, a URL that names nothin
 one-line reason to the user, not an internal error."""
 
 
+USE_ERRORS: Final = (sqlite3.Error, exc.DBAPIError)
+"""What a query raises when the database is at fault once open (a SQLite file damaged
+past its header, a PostgreSQL server gone): a one-line reason to a command's user."""
+
+
 class StoreError(RuntimeError):
     """Raised for a database this code cannot use (written by a newer gapgrid)."""
 

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from gapgrid.api.cli_support import echo_json, json_flag, load_catalogue, read_saved_game
+from gapgrid.api.cli_support import (
+    SetupError,
+    echo_json,
+    json_flag,
+    load_catalogue,
+    read_saved_game,
+)
 from gapgrid.api.pysolfc import install as pysolfc_install
 from gapgrid.api.pysolfc import rules_pages
 from gapgrid.api.services import games
@@ -46,7 +52,7 @@ def pysolfc_install_command(ctx: click.Context, plugins_dir: Path | None) -> Non
         path = pysolfc_install.install(plugins_dir or pysolfc_install.default_plugins_dir(),
                                        catalogue)
     except pysolfc_install.PluginFileError as error:
-        raise click.ClickException(str(error)) from None
+        raise SetupError(str(error)) from None  # the folder's state: exit 2, as documented
     pages = len(rules_pages.added_slugs(catalogue))
     click.echo(f"Installed {path}, and {_plural(pages, 'rules page')} beside it.")
     click.echo("Start PySolFC: gapgrid's games appear in its game list under Montana-type "
@@ -61,7 +67,7 @@ def pysolfc_uninstall_command(plugins_dir: Path | None) -> None:
     try:
         removed = pysolfc_install.uninstall(folder)
     except pysolfc_install.PluginFileError as error:
-        raise click.ClickException(str(error)) from None
+        raise SetupError(str(error)) from None  # the folder's state: exit 2, as documented
     click.echo(f"Removed {removed} and its rules pages." if removed
                else f"Nothing to remove in {folder}.")
 

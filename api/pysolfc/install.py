@@ -24,11 +24,15 @@ import attrs
 
 from gapgrid import plugins
 from gapgrid.api.pysolfc import rules_pages
+from gapgrid.api.reading import open_to_read
 from gapgrid.core.catalogue import Catalogue
 
 PLUGIN_FILE_NAME: Final = "gapgrid_pysolfc.py"
 MARKER: Final = "# gapgrid-pysolfc-plugin"
 """First line of the file: uninstall removes only files that carry it."""
+
+MAX_PLUGIN_FILE_BYTES: Final = 1 << 20
+"""The most of a plugin file ``status`` reads: the file gapgrid writes is a few KiB."""
 
 TEMPLATE: Final = '''{marker}
 """gapgrid's games for PySolFC: written by `gapgrid pysolfc install` (gapgrid {version}).
@@ -189,7 +193,9 @@ def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
     target = plugins_dir / PLUGIN_FILE_NAME
     written_by = None
     if target.exists() and _is_ours(target):
-        for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
+        with open_to_read(target) as handle:  # ours: a page of text, read to a bound
+            text = handle.read(MAX_PLUGIN_FILE_BYTES).decode("utf-8", "replace")
+        for line in text.splitlines():
             if line.startswith("GAPGRID_VERSION = "):
                 written_by = line.split("=", 1)[1].strip().strip("'\"")
     missing: tuple[str, ...] = ()
@@ -203,9 +209,11 @@ def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
 
 
 def _first_line(path: Path) -> str:
+    """The first line of ``path`` (at most the marker's length and a little), or "" when it
+    cannot be read: never a hang on a FIFO, never a whole file read for one line."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.readline().strip()
+        with open_to_read(path) as handle:
+            return handle.readline(len(MARKER) + 64).decode("utf-8", "replace").strip()
     except OSError:
         return ""
 

@@ -268,6 +268,10 @@ class PuzzleService:
     """How long to wait for a puzzle another request is making (the command line waits
     longer than a web request)."""
 
+    on_wait: Callable[[str], None] | None = None
+    """Called with the puzzle's id when this service starts waiting for another that is
+    making it: the command line says so, rather than seem to hang."""
+
     owner: str = attrs.field(factory=lease_owner)
     """This service's name on the leases it takes (each request adds a part of its own)."""
 
@@ -406,6 +410,7 @@ class PuzzleService:
         :attr:`wait_seconds` while another holds it; refuse as busy when it is still held
         then."""
         deadline = self.wall_clock() + self.wait_seconds
+        said = False
         while True:
             left = self.store.take_lease(lease, owner, budget.most_seconds, self.wall_clock())
             if left == 0:
@@ -413,6 +418,9 @@ class PuzzleService:
             body, certificate = self.store.puzzle_and_certificate(pid)
             if body is not None and not self._wanted(certificate, again):
                 return  # made meanwhile: the caller finds it
+            if self.on_wait is not None and not said:
+                self.on_wait(pid)
+                said = True
             if self.wall_clock() >= deadline:
                 retry = max(1, math.ceil(min(left, budget.most_seconds)))
                 raise ServiceError(f"the puzzle {pid} is being prepared by another request; "

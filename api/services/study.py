@@ -27,6 +27,7 @@ from typing import BinaryIO, Final
 
 import attrs
 
+from gapgrid.api.reading import open_to_read
 from gapgrid.core.dealnumber import MAX_NUMBER
 from gapgrid.core.notation import MAX_SLOT_DIGITS, UNDO, NotationError, parse_action
 
@@ -278,6 +279,19 @@ class StudyFile:
     before adding rows."""
 
 
+def open_study_file(path: Path) -> BinaryIO:
+    """Open the study file at ``path`` to read; a :class:`StudyFileError` when it is not a
+    regular file (a FIFO, a device): its readers go over it more than once, and a FIFO
+    would hang the open (:func:`~gapgrid.api.reading.open_to_read`). Other failures raise
+    :class:`OSError` as ``open()`` does."""
+    handle = open_to_read(path)
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise StudyFileError(f"{path} is not a regular file: a study file is a CSV file "
+                             f"on disk")
+    return handle
+
+
 def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
     """Each complete row of the study file at ``path`` with the byte offset just past it.
 
@@ -286,7 +300,7 @@ def iter_rows(path: Path) -> Iterator[tuple[int, StudyRow]]:
     raises :class:`StudyFileError`, since the file is then not one this
     command wrote.
     """
-    with path.open("rb") as handle:
+    with open_study_file(path) as handle:
         yield from rows_of(handle, path)
 
 
@@ -351,7 +365,7 @@ def iter_latest_rows(path: Path) -> Iterator[StudyRow]:
     does not change what is read), the second stopping where the first
     did; memory: one key and offset per deal rather than the rows.
     """
-    with path.open("rb") as handle:
+    with open_study_file(path) as handle:
         latest: dict[tuple[str, str, int], int] = {}
         end = 0
         for offset, row in rows_of(handle, path):
@@ -371,7 +385,7 @@ def read_study_file(path: Path) -> StudyFile:
     unknown: dict[tuple[str, str, int], StudySettings] = {}
     by_memory: dict[tuple[str, str, int], int | None] = {}
     variants: set[str] = set()
-    with path.open("rb") as handle:
+    with open_study_file(path) as handle:
         complete, columns = read_header(handle, path)
     before_memory = columns is COLUMNS_BEFORE_MEMORY
     for offset, row in iter_rows(path):
@@ -450,7 +464,7 @@ def sort_study_file(path: Path) -> None:
     and its retry at a larger budget) the later is kept.
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
-    with path.open("rb") as source:
+    with open_study_file(path) as source:
         start, _ = read_header(source, path)
         for end, row in rows_of(source, path):
             places[row.key] = (start, end - start)
@@ -473,7 +487,7 @@ def upgrade_study_file(path: Path) -> None:
     (:data:`COLUMNS_BEFORE_MEMORY`), under the current header: each row's line as it was,
     with an empty ``budget_memory_mib`` added (not recorded). Atomically, as
     :func:`sort_study_file`; a partial last line is dropped. Memory: each row's end."""
-    with path.open("rb") as source:
+    with open_study_file(path) as source:
         start, columns = read_header(source, path)
         if columns is not COLUMNS_BEFORE_MEMORY:
             return  # already the current header (or none whole): nothing to add

@@ -249,6 +249,17 @@ def test_gapgrid_db_upgrade_upgrades_the_configured_database(tmp_path: Path) -> 
     assert again.exit_code == 0 and f"already at revision {engine.head()}" in again.output
 
 
+def test_gapgrid_db_upgrade_makes_no_instance_where_there_is_none(tmp_path: Path) -> None:
+    """Run in the wrong folder, or with a mistyped GAPGRID_DATABASE, `db upgrade` says that
+    no instance is there (exit 2) rather than make the folders and an empty database and
+    report an upgrade."""
+    typo = tmp_path / "typo" / "deep" / "gapgrid.sqlite3"
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": str(typo)})
+    assert result.exit_code == 2, result.output
+    assert f"no gapgrid instance at {typo.parent}" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_gapgrid_db_upgrade_says_why_a_database_cannot_be_opened(
         postgres_cluster: Cluster) -> None:
     """A PostgreSQL database that does not exist is one line naming it (no password),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -204,6 +205,95 @@ def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, datab
         assert "internal error" not in line
 
 
+def _prepared_database(folder: Path, days: int) -> tuple[Path, dict[str, str]]:
+    """A database with montana's puzzles from 2026-01-01 on, made by a process of its own
+    (a connection this one kept open would lock or cache what the test then changes), and
+    the environment that names it."""
+    database = folder / "puzzles.sqlite3"
+    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": str(database)}
+    made = subprocess.run([str(GAPGRID), "puzzles", "prepare", "--from", "2026-01-01",
+                           "--days", str(days), "--variant", "montana", "--seconds", "1",
+                           "--positions", "1000"], env={**os.environ, **env},
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert made.returncode == 0, made.stderr
+    return database, env
+
+
+def _damage_pages(database: Path) -> None:
+    """Overwrite 20 KiB past the header: SQLite opens the file and fails on a query."""
+    with sqlite3.connect(database) as connection:  # the pages into the file, out of its WAL
+        connection.execute("pragma wal_checkpoint(truncate)")
+    with database.open("r+b") as file:
+        file.seek(12288)
+        file.write(b"\xff" * 20480)
+
+
+def _set_revision(database: Path, revision: str) -> None:
+    with sqlite3.connect(database) as connection:
+        connection.execute("update alembic_version set version_num = ?", (revision,))
+
+
+def _garble_bodies(database: Path) -> None:
+    with sqlite3.connect(database) as connection:
+        connection.execute("update puzzles set body = 'garbage'")
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (_damage_pages, "cannot use the database"),
+    (lambda database: _set_revision(database, "9999"), "written by a newer gapgrid"),
+    (_garble_bodies, "did not write (not JSON)"),
+])
+def test_a_database_damaged_past_opening_is_a_one_line_error(
+        clean_environment: Path, damage: Any, words: str) -> None:
+    """A database that opens but fails on a query (pages overwritten, a newer gapgrid's
+    schema, a value that is not JSON): daily and solution say it in one line, exit 2, with
+    no SQL dumped (they were internal errors, exit 3)."""
+    database, env = _prepared_database(clean_environment, days=2)
+    damage(database)
+    for args in (("daily", "montana", "--date", "2026-01-01"),
+                 ("solution", "2026-01-02", "montana")):
+        done = subprocess.run([str(GAPGRID), *args], env={**os.environ, **env},
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        line = done.stderr.strip()
+        assert "\n" not in line and words in line and "SQL" not in line, line
+
+
+@pytest.mark.parametrize(("first", "days", "words"), [
+    ("2025-12-31", "1", "puzzles start on 2026-01-01 (GAPGRID_FIRST_DAY)"),
+    ("0001-01-01", "1", "puzzles start on 2026-01-01"),
+    ("9999-12-31", "1", "past the last day a puzzle can have, 9999-12-30"),
+    ("9999-12-30", "2", "past the last day a puzzle can have, 9999-12-30"),
+])
+def test_puzzles_are_prepared_only_for_days_that_can_be_served(
+        clean_environment: Path, first: str, days: str, words: str) -> None:
+    """Days before GAPGRID_FIRST_DAY were stored and could never be served; 9999-12-31
+    (whose day ends on no date) was an internal error. Both are refused."""
+    database = clean_environment / "puzzles.sqlite3"
+    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": str(database)}
+    result = invoke("puzzles", "prepare", "--from", first, "--days", days, "--variant",
+                    "montana", "--seconds", "1", "--positions", "1000", env=env)
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr and "internal error" not in result.stderr
+
+
+def test_a_command_waiting_for_another_process_says_so(clean_environment: Path) -> None:
+    """A puzzle another process holds the lease on (one that was killed leaves it until it
+    expires) is waited for, as long as a command may: the command says that it waits, then
+    makes the puzzle once the lease is free (it waited in silence for up to 600 s)."""
+    database, env = _prepared_database(clean_environment, days=1)
+    with sqlite3.connect(database) as connection:
+        connection.execute("insert into leases values (?, ?, ?)",
+                           ("puzzle:2026-01-02-montana", "a killed process", time.time() + 3))
+    done = subprocess.run([str(GAPGRID), "solution", "2026-01-02", "montana"],
+                          env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("gapgrid: the puzzle 2026-01-02-montana is being prepared "
+                                  "by another process; waiting for it"), done.stderr
+    assert "line of" in done.stdout
+
+
 def test_serve_refuses_a_busy_port_and_a_bad_host(clean_environment: Path) -> None:
     """A port in use and an address that is no address are one line each, exit 2, before
     any banner (they were "internal error ... please report it", exit 3)."""
@@ -384,3 +474,50 @@ def test_a_reader_that_went_away_is_not_a_refused_move(args: tuple[str, ...]) ->
         os.close(write_end)
     assert done.returncode == 141, done.stderr
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize(("args", "closed", "words"), [
+    (("verify", "montana", "1"), "stdin", "standard input is closed"),
+    (("variants",), "stdout", "standard output is closed"),
+    (("moves", "montana", "3", "--json"), "stdout", "standard output is closed"),
+])
+def test_a_closed_standard_stream_is_a_usage_error(args: tuple[str, ...], closed: str,
+                                                   words: str) -> None:
+    """Started with standard input or output closed (``<&-``, ``>&-``): exit 2 and one line
+    saying which (they were internal errors, exit 3, from ``None.buffer``)."""
+    streams: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
+    del streams[closed]  # the child gets no such descriptor: the parent's is closed for it
+    script = ("import os, subprocess, sys; fd = {'stdin': 0, 'stdout': 1}[sys.argv[1]]; "
+              "os.close(fd); sys.exit(subprocess.call(sys.argv[2:], pass_fds=()))")
+    done = subprocess.run([sys.executable, "-c", script, closed, str(GAPGRID), *args],
+                          stderr=subprocess.PIPE, text=True, timeout=60, check=False,
+                          **streams)
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize(("args", "fifo", "words"), [
+    (("verify", "--from-save", "{fifo}"), "game.pso", "the file is empty"),
+    (("pysolfc", "status", "--plugins-dir", "{folder}"), "gapgrid_pysolfc.py", "Not installed"),
+    (("daily", "montana"), "instance/secret_key", "does not hold a secret"),
+    (("study", "montana", "--deals", "1", "--out", "{fifo}"), "study.csv",
+     "not a regular file"),
+    (("study", "montana", "--deals", "1", "--skip-decided-in", "{fifo}", "--out",
+      "{folder}/out.csv"), "decided.csv", "not a regular file"),
+])
+def test_a_fifo_nobody_writes_to_never_hangs_a_command(tmp_path: Path, args: tuple[str, ...],
+                                                       fifo: str, words: str) -> None:
+    """A FIFO where a file is read (a saved game, the plugin file, the instance's secret,
+    a study file) is read as empty or refused; open() on it used to wait for a writer for
+    ever, deaf to SIGTERM."""
+    path = tmp_path / fifo
+    path.parent.mkdir(exist_ok=True)
+    os.mkfifo(path)
+    env = {**os.environ, "GAPGRID_INSTANCE": str(tmp_path / "instance")}
+    env.pop("GAPGRID_SECRET_KEY", None)
+    command = [part.format(fifo=path, folder=tmp_path) for part in args]
+    done = subprocess.run([str(GAPGRID), *command], env=env, capture_output=True, text=True,
+                          timeout=60, check=False, cwd=tmp_path)
+    assert words in done.stdout + done.stderr, (done.returncode, done.stdout, done.stderr)
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+

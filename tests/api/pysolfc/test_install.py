@@ -52,6 +52,11 @@ def test_a_file_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
     with pytest.raises(install.PluginFileError, match="not written by gapgrid"):
         install.uninstall(tmp_path)
     assert foreign.read_text() == "# somebody else's plugin\n"
+    for command in ("install", "uninstall"):  # the folder's state: exit 2, not 1 (refused move)
+        result = CliRunner().invoke(main, ["pysolfc", command, "--plugins-dir", str(tmp_path)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("gapgrid: ") and "not written by gapgrid" in result.stderr
+    assert foreign.read_text() == "# somebody else's plugin\n"
 
 
 def test_an_old_plugin_file_is_reported_as_out_of_date(tmp_path: Path) -> None:
