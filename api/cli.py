@@ -23,7 +23,8 @@ output) or for an environment the command cannot use (a missing instance
 folder, a database it cannot open, a port in use, a full disk), 3 for an
 internal error, 130 when Ctrl-C cut a command short (with ``--json``,
 ``{"error": {"kind": "interrupted", ...}}`` on standard output; ``serve`` exits
-with 0: Ctrl-C is how it is stopped).
+with 0: Ctrl-C is how it is stopped), 141 when the reader of standard output
+went away.
 
 Moves are read a chunk at a time, from the arguments or standard input,
 and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is
@@ -56,6 +57,7 @@ from gapgrid.api.cli_puzzles import (
 from gapgrid.api.cli_solving import hint_command, solve_command
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
+    EXIT_READER_GONE,
     EXIT_USAGE,
     NUMBER_ARGUMENTS,
     SECONDS,
@@ -69,6 +71,8 @@ from gapgrid.api.cli_support import (
     parse_option_pairs,
     read_moves,
     read_saved_game,
+    stdout_reader_gone,
+    stop_writing_to_stdout,
     wants_json,
 )
 from gapgrid.api.config import max_moves_from_environment
@@ -108,14 +112,24 @@ EXIT_ENVIRONMENT = 2  # as for a database the command cannot open
 def run() -> None:
     """The ``gapgrid`` console script: the command line, with a distinct exit status (3)
     for an internal error, so that it is never mistaken for a refused move (1)."""
-    if sys.stdout is None:  # started with standard output closed (``>&-``)
+    # Started with standard output closed (``>&-``); serve answers over the network only.
+    if sys.stdout is None and sys.argv[1:2] != ["serve"]:
         if sys.stderr is not None:
             print("gapgrid: standard output is closed: there is nowhere to answer",
                   file=sys.stderr)
         sys.exit(EXIT_USAGE)
     try:
         main()
-    except OSError as error:  # (a reader that went away is ended in GapgridGroup.invoke)
+    except SystemExit as exiting:
+        # click ends a command whose reader went away with 1, a refused move's status
+        if exiting.code == 1 and stdout_reader_gone():
+            stop_writing_to_stdout()
+            sys.exit(EXIT_READER_GONE)
+        raise
+    except BrokenPipeError:  # the reader went away while click printed an error to it
+        stop_writing_to_stdout()
+        sys.exit(EXIT_READER_GONE)
+    except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
             _internal_error(error)
         # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).

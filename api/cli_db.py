@@ -20,7 +20,7 @@ from typing import Final
 import click
 
 from gapgrid.api.cli_support import SetupError, require_database_folder
-from gapgrid.api.config import ConfigError, database_from_environment
+from gapgrid.api.config import ConfigError, database_from_environment, driver_reason
 
 
 @click.group("db")
@@ -53,9 +53,8 @@ def upgrade_command() -> None:
     except engine.StoreError as error:
         raise SetupError(str(error)) from None
     except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
-        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
         raise SetupError(f"cannot open the database {where} (GAPGRID_DATABASE): "
-                         f"{reason}") from None
+                         f"{driver_reason(error)}") from None
     now = engine.head()
     if before == now:
         click.echo(f"{where}: already at revision {now}")

@@ -35,10 +35,15 @@ from gapgrid.api.cli_support import (
     echo_json,
     json_flag,
 )
-from gapgrid.api.config import ConfigError, Settings, unusable_database
+from gapgrid.api.config import (
+    ConfigError,
+    Settings,
+    first_day_from_environment,
+    unusable_database,
+)
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
-from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService
+from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService, utc_now
 from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue
 
@@ -56,10 +61,10 @@ web request has not)."""
 def puzzle_service(ctx: click.Context, *, create: bool = False) -> PuzzleService:
     """The puzzles of the configured server, waiting as long as a command may.
 
-    Opened as ``gapgrid daily`` opens them (:func:`gapgrid.api.cli_support.puzzle_service`),
-    so a folder or database that cannot be used is a one-line error, exit status 2, never
-    an internal error. Without ``create`` no instance folder is made where there is none;
-    with it (``puzzles prepare``, which may run before a server's first start) the instance
+    Opened by :func:`gapgrid.api.cli_support.puzzle_service`, so a folder or database
+    that cannot be used is a one-line error, exit status 2, never an internal error.
+    Without ``create`` no instance folder is made where there is none; with it
+    (``puzzles prepare``, which may run before a server's first start) the instance
     folder and its secret are made as ``gapgrid serve`` makes them.
     """
     if create:
@@ -152,20 +157,23 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
     A coming day none of whose candidates is won within the budget is left unmade (a later
     run, or the day's first request, tries again); today's is stored uncertified.
     """
-    service = puzzle_service(ctx, create=True)
+    try:  # the days first: a refused one makes no instance
+        first_day = first_day_from_environment()
+    except ConfigError as error:
+        raise SetupError(str(error)) from None
     try:
-        start = datetime.date.fromisoformat(first) if first else service.today()
+        start = datetime.date.fromisoformat(first) if first else utc_now().date()
     except ValueError:
         raise click.BadParameter(f"{first!r} is not a date like 2026-11-30",
                                  param_hint="--from") from None
-    if start < service.settings.first_day:  # never served: daily refuses those days
-        raise click.BadParameter(f"puzzles start on {service.settings.first_day} "
-                                 f"(GAPGRID_FIRST_DAY)", param_hint="--from")
+    if start < first_day:  # never served: daily refuses those days
+        raise click.BadParameter(f"puzzles start on {first_day} (GAPGRID_FIRST_DAY)",
+                                 param_hint="--from")
     if start > LAST_DAY - datetime.timedelta(days=days - 1):
-        span = "1 day from" if days == 1 else f"{days} days from"
-        raise click.BadParameter(f"{span} {start} go past the last day a puzzle can have, "
-                                 f"{LAST_DAY}",
-                                 param_hint="--from / --days")
+        span = "1 day from {} goes" if days == 1 else f"{days} days from {{}} go"
+        raise click.BadParameter(f"{span.format(start)} past the last day a puzzle can "
+                                 f"have, {LAST_DAY}", param_hint="--from / --days")
+    service = puzzle_service(ctx, create=True)
     slugs = list(variants) or service.catalogue.slugs()
     budget: CertifyBudget = attrs.evolve(PREPARE_BUDGET, candidate_positions=positions,
                                          total_seconds=seconds)

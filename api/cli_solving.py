@@ -39,6 +39,7 @@ from gapgrid.api.cli_support import (
     parse_option_pairs,
 )
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
+from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.text import excerpt
@@ -138,7 +139,7 @@ def _translate(error: ServiceError) -> ServiceError | click.BadParameter:
 def _read_layout_file(path: Path) -> object:
     """The rows in a layout file, read with a size limit."""
     try:
-        with path.open("rb") as handle:
+        with open_to_read(path) as handle:
             data = handle.read(solving.LAYOUT_MAX_BYTES + 1)  # enough to tell it is too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",

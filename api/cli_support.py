@@ -10,6 +10,7 @@ import codecs
 import json
 import math
 import os
+import select
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -20,7 +21,7 @@ from typing import IO, Any, Final
 import click
 
 from gapgrid import plugins
-from gapgrid.api.config import ConfigError, Settings, unusable_database
+from gapgrid.api.config import ConfigError, Settings, driver_reason, unusable_database
 from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import games
@@ -32,11 +33,11 @@ from gapgrid.core.catalogue import Catalogue
 EXIT_ILLEGAL_MOVE: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
-# What a shell reports for a command that SIGPIPE stopped (``yes | head``): a reader that
-# went away is neither a refused move (1) nor a usage error (2).
-EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
 which says a move was refused)."""
+EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
+"""The reader of standard output went away (``| head -1``): what a shell reports for a
+command SIGPIPE stopped, neither a refused move (1) nor a usage error (2)."""
 
 # Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
 # are positive" instead of "no such option".
@@ -139,12 +140,7 @@ class GapgridGroup(click.Group):
         """Run the command, translating refusals, usage errors and Ctrl-C."""
         try:
             try:
-                result = super().invoke(ctx)
-                sys.stdout.flush()  # a short answer is still buffered: its EPIPE comes here
-                return result
-            except BrokenPipeError:
-                _stop_writing_to_stdout()
-                ctx.exit(EXIT_READER_GONE)
+                return super().invoke(ctx)
             except ServiceError as error:
                 if error.fault is Fault.BUSY:  # another process's work, not the arguments
                     raise SetupError(error.message) from None
@@ -169,12 +165,23 @@ class GapgridGroup(click.Group):
             raise
 
 
-def _stop_writing_to_stdout() -> None:
-    """Point standard output at the null device, so that the interpreter's last flush of
-    what is still buffered does not fail again and print a traceback at exit."""
+def stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader went away (``| head -1`` once it has
+    its line): the descriptor then polls as an error, a file or a terminal never does."""
+    poller = select.poll()
+    poller.register(1, select.POLLOUT)
+    return any(mask & select.POLLERR for _, mask in poller.poll(0))
+
+
+def stop_writing_to_stdout() -> None:
+    """Point standard output's descriptor at the null device once its reader went away, so
+    that the interpreter's last flush of what is still buffered does not fail again and
+    print a traceback at exit."""
     null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, sys.stdout.fileno())
-    os.close(null)
+    try:
+        os.dup2(null, 1)
+    finally:
+        os.close(null)
 
 
 def wants_json(args: Sequence[str]) -> bool:
@@ -275,16 +282,18 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 def read_moves(moves: Sequence[str]) -> Iterator[str]:
     """The moves from the arguments, or else whitespace-separated from standard input, one
-    at a time (:func:`stdin_words`): a use case that stops at a refused move stops reading."""
+    at a time (:func:`stdin_words`): a use case that stops at a refused move stops reading,
+    and one that refuses another argument first reads nothing."""
     if moves:
-        return iter(moves)
+        yield from moves
+        return
     if sys.stdin is None:  # started with standard input closed (``<&-``)
         raise click.BadParameter("none given, and standard input is closed: give the moves "
                                  "as arguments or on standard input", param_hint="MOVE")
     stdin = sys.stdin.buffer  # bytes: input that is not UTF-8 is refused as moves, not a crash
     if stdin.isatty():
         click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
-    return stdin_words(stdin, games.MAX_MOVE_TEXT)
+    yield from stdin_words(stdin, games.MAX_MOVE_TEXT)
 
 
 def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:
@@ -348,19 +357,17 @@ def database_faults_said() -> Iterator[None]:
     written by a newer gapgrid, a PostgreSQL server gone) in one line, exit status 2, as
     for one that cannot be opened: the environment's fault, not a bug to report. Only the
     database's own errors: an output error inside is not the database's."""
-    from gapgrid.api.db.engine import USE_ERRORS, StoreError, describe
+    from gapgrid.api.db.engine import BUG_ERRORS, USE_ERRORS, StoreError, describe
 
     try:
         yield
     except StoreError as error:
         raise SetupError(str(error)) from None
     except USE_ERRORS as error:
-        database = api_settings().database
-        where = describe(database) if isinstance(database, str) else str(database)
-        driver = getattr(error, "orig", None) or error  # without SQLAlchemy's SQL dump
-        reason = (str(driver).strip().splitlines() or [type(driver).__name__])[0]
-        raise SetupError(f"cannot use the database {where} (GAPGRID_DATABASE): "
-                         f"{reason[:200]}") from None
+        if isinstance(error, BUG_ERRORS):
+            raise
+        raise SetupError(f"cannot use the database {describe(api_settings().database)} "
+                         f"(GAPGRID_DATABASE): {driver_reason(error)}") from None
 
 
 def require_database_folder(database: Path | str) -> None:

@@ -144,7 +144,7 @@ class Settings:
                               f"GAPGRID_IDLE_TIMEOUT ({idle_timeout})")
         settings = cls(
             instance=instance, database=database, secret_key="unread",
-            first_day=_date(env, "GAPGRID_FIRST_DAY", "2026-01-01"),
+            first_day=first_day_from_environment(env),
             max_body=_positive(env, "GAPGRID_MAX_BODY", 256 * 1024),
             max_header=_positive(env, "GAPGRID_MAX_HEADER", 16 * 1024),
             max_moves=_positive(env, "GAPGRID_MAX_MOVES", DEFAULT_MAX_MOVES),
@@ -191,12 +191,11 @@ def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
     the error opening it raised (a full disk, a read-only folder, a device, a folder where
     the file should be, a PostgreSQL server that does not answer): the environment's
     fault, not a bug to report."""
-    error = getattr(error, "orig", None) or error  # the driver's own error, not SQLAlchemy's
     if isinstance(settings.database, str):
         from gapgrid.api.db.engine import describe  # SQLAlchemy only when it is needed
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         return ConfigError(f"cannot open the database {describe(settings.database)} "
-                           f"(GAPGRID_DATABASE): {reason[:200]}")
+                           f"(GAPGRID_DATABASE): {driver_reason(error)}")
+    error = getattr(error, "orig", None) or error  # the driver's own error, not SQLAlchemy's
     path = settings.database
     if isinstance(error, OSError) and error.filename and Path(error.filename) != path:
         return ConfigError(f"cannot use the instance folder {error.filename} "
@@ -207,6 +206,20 @@ def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
                            f"{kind}")
     reason = _why(error) if isinstance(error, OSError) else str(error)
     return ConfigError(f"cannot open the database {path} (GAPGRID_DATABASE): {reason[:200]}")
+
+
+def driver_reason(error: BaseException) -> str:
+    """A database error's reason in one short line: the driver's own message (SQLAlchemy's
+    adds the SQL and its parameters on further lines), at most 200 characters."""
+    driver = getattr(error, "orig", None) or error
+    return (str(driver).strip().splitlines() or [type(driver).__name__])[0][:200]
+
+
+def first_day_from_environment(environ: Mapping[str, str] | None = None) -> datetime.date:
+    """``GAPGRID_FIRST_DAY`` alone (the first day with a puzzle), for a command that checks
+    its dates before it makes an instance."""
+    env = os.environ if environ is None else environ
+    return _date(env, "GAPGRID_FIRST_DAY", "2026-01-01")
 
 
 def max_moves_from_environment(environ: Mapping[str, str] | None = None) -> int:

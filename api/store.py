@@ -513,16 +513,21 @@ def _puzzle_and_certificate(connection: Connection, puzzle_id: str
     if row[1] is None:
         return body, None
     return body, Certificate(puzzle_id=puzzle_id, deal=row[1], certified=bool(row[2]),
-                             line=tuple(_stored_json(row[3])), par=row[4],
+                             line=tuple(_stored_json(row[3], list)), par=row[4],
                              body=dict(_stored_json(row[5])), updated_at=row[6])
 
 
-def _stored_json(text: str) -> Any:
-    """A JSON column's value; a :class:`StoreError` where it is not JSON: gapgrid writes
-    only JSON there, so the database was edited by hand or damaged, which is said as such
-    (exit 2 from a command) rather than as a bug."""
+def _stored_json(text: str, kind: type = dict) -> Any:
+    """A JSON column's value, which must be a ``kind`` (an object, or a list for a line); a
+    :class:`StoreError` where it is not: gapgrid writes only those there, so the database
+    was edited by hand or damaged, which is said as such (exit 2 from a command) rather
+    than as a bug."""
     try:
-        return json.loads(text)
-    except ValueError:
-        raise StoreError("the database holds a value gapgrid did not write (not JSON): it "
-                         "was edited by hand or is damaged") from None
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if not isinstance(value, kind):
+        raise StoreError("the database holds a value gapgrid did not write (not a JSON "
+                         f"{'list' if kind is list else 'object'}): it was edited by hand "
+                         "or is damaged")
+    return value

@@ -66,8 +66,15 @@ one-line reason to the user, not an internal error."""
 
 
 USE_ERRORS: Final = (sqlite3.Error, exc.DBAPIError)
-"""What a query raises when the database is at fault once open (a SQLite file damaged
-past its header, a PostgreSQL server gone): a one-line reason to a command's user."""
+"""What a query raises when the database may be at fault once open (a SQLite file damaged
+past its header, a PostgreSQL server gone): a one-line reason to a command's user, but
+for :data:`BUG_ERRORS`."""
+
+BUG_ERRORS: Final = (exc.IntegrityError, exc.ProgrammingError, exc.InterfaceError,
+                     sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+"""Among :data:`USE_ERRORS`, the ones gapgrid's own queries cause (a constraint broken, SQL
+that does not fit the schema, a misused connection): bugs to report, not the database's
+state."""
 
 
 class StoreError(RuntimeError):

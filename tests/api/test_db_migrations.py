@@ -250,9 +250,10 @@ def test_gapgrid_db_upgrade_upgrades_the_configured_database(tmp_path: Path) -> 
 
 
 def test_gapgrid_db_upgrade_makes_no_instance_where_there_is_none(tmp_path: Path) -> None:
-    """Run in the wrong folder, or with a mistyped GAPGRID_DATABASE, `db upgrade` says that
-    no instance is there (exit 2) rather than make the folders and an empty database and
-    report an upgrade."""
+    """Run in the wrong folder, or with a GAPGRID_DATABASE whose folder is mistyped, `db
+    upgrade` says that no instance is there (exit 2) rather than make the folders and an
+    empty database and report an upgrade. (A new file in an existing folder is made, as a
+    server's first start makes it.)"""
     typo = tmp_path / "typo" / "deep" / "gapgrid.sqlite3"
     result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": str(typo)})
     assert result.exit_code == 2, result.output

@@ -233,15 +233,16 @@ def _set_revision(database: Path, revision: str) -> None:
         connection.execute("update alembic_version set version_num = ?", (revision,))
 
 
-def _garble_bodies(database: Path) -> None:
+def _set_bodies(database: Path, body: str) -> None:
     with sqlite3.connect(database) as connection:
-        connection.execute("update puzzles set body = 'garbage'")
+        connection.execute("update puzzles set body = ?", (body,))
 
 
 @pytest.mark.parametrize(("damage", "words"), [
     (_damage_pages, "cannot use the database"),
     (lambda database: _set_revision(database, "9999"), "written by a newer gapgrid"),
-    (_garble_bodies, "did not write (not JSON)"),
+    (lambda database: _set_bodies(database, "garbage"), "did not write (not a JSON object)"),
+    (lambda database: _set_bodies(database, "1"), "did not write (not a JSON object)"),
 ])
 def test_a_database_damaged_past_opening_is_a_one_line_error(
         clean_environment: Path, damage: Any, words: str) -> None:
@@ -268,30 +269,39 @@ def test_a_database_damaged_past_opening_is_a_one_line_error(
 def test_puzzles_are_prepared_only_for_days_that_can_be_served(
         clean_environment: Path, first: str, days: str, words: str) -> None:
     """Days before GAPGRID_FIRST_DAY were stored and could never be served; 9999-12-31
-    (whose day ends on no date) was an internal error. Both are refused."""
+    (whose day ends on no date) was an internal error. Both are refused before an instance
+    is made."""
     database = clean_environment / "puzzles.sqlite3"
     env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": str(database)}
     result = invoke("puzzles", "prepare", "--from", first, "--days", days, "--variant",
                     "montana", "--seconds", "1", "--positions", "1000", env=env)
     assert result.exit_code == 2, result.output
     assert words in result.stderr and "internal error" not in result.stderr
+    assert list(clean_environment.iterdir()) == []
 
 
 def test_a_command_waiting_for_another_process_says_so(clean_environment: Path) -> None:
     """A puzzle another process holds the lease on (one that was killed leaves it until it
-    expires) is waited for, as long as a command may: the command says that it waits, then
-    makes the puzzle once the lease is free (it waited in silence for up to 600 s)."""
+    expires) is waited for, as long as a command may: the command says that it waits (it
+    waited in silence for up to 600 s), and makes the puzzle once the lease is gone."""
     database, env = _prepared_database(clean_environment, days=1)
+    lease = ("puzzle:2026-01-02-montana", "a killed process", time.time() + 600)
     with sqlite3.connect(database) as connection:
-        connection.execute("insert into leases values (?, ?, ?)",
-                           ("puzzle:2026-01-02-montana", "a killed process", time.time() + 3))
-    done = subprocess.run([str(GAPGRID), "solution", "2026-01-02", "montana"],
-                          env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith("gapgrid: the puzzle 2026-01-02-montana is being prepared "
-                                  "by another process; waiting for it"), done.stderr
-    assert "line of" in done.stdout
+        connection.execute("insert into leases values (?, ?, ?)", lease)
+    process = subprocess.Popen([str(GAPGRID), "solution", "2026-01-02", "montana"],
+                               env={**os.environ, **env}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        said = process.stderr.readline() if process.stderr else ""  # the lease holds it
+        with sqlite3.connect(database) as connection:
+            connection.execute("delete from leases where name = ?", lease[:1])
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert said.startswith("gapgrid: the puzzle 2026-01-02-montana is being prepared by "
+                           "another process; waiting for it"), said + err
+    assert process.returncode == 0, err
+    assert "line of" in out
 
 
 def test_serve_refuses_a_busy_port_and_a_bad_host(clean_environment: Path) -> None:
@@ -460,7 +470,8 @@ def test_a_full_disk_is_said_not_reported_as_a_bug(args: tuple[str, ...]) -> Non
     assert done.stderr == "gapgrid: cannot write: No space left on device\n"
 
 
-@pytest.mark.parametrize("args", [("variants",), ("moves", "montana", "3", "--json")])
+@pytest.mark.parametrize("args", [("variants",), ("moves", "montana", "3", "--json"),
+                                  ("moves", "montana", "0", "--json"), ("--help",)])
 def test_a_reader_that_went_away_is_not_a_refused_move(args: tuple[str, ...]) -> None:
     """Output into a pipe nobody reads any more (``| head -1`` once it has its line) ends
     with 141, what a shell reports for a command SIGPIPE stopped: not 1, which says a
@@ -499,6 +510,8 @@ def test_a_closed_standard_stream_is_a_usage_error(args: tuple[str, ...], closed
 @pytest.mark.parametrize(("args", "fifo", "words"), [
     (("verify", "--from-save", "{fifo}"), "game.pso", "the file is empty"),
     (("pysolfc", "status", "--plugins-dir", "{folder}"), "gapgrid_pysolfc.py", "Not installed"),
+    (("solve", "montana", "-o", "redeals=0", "--layout", "{fifo}"), "layout.json",
+     "the layout is not JSON"),
     (("daily", "montana"), "instance/secret_key", "does not hold a secret"),
     (("study", "montana", "--deals", "1", "--out", "{fifo}"), "study.csv",
      "not a regular file"),
@@ -507,8 +520,8 @@ def test_a_closed_standard_stream_is_a_usage_error(args: tuple[str, ...], closed
 ])
 def test_a_fifo_nobody_writes_to_never_hangs_a_command(tmp_path: Path, args: tuple[str, ...],
                                                        fifo: str, words: str) -> None:
-    """A FIFO where a file is read (a saved game, the plugin file, the instance's secret,
-    a study file) is read as empty or refused; open() on it used to wait for a writer for
+    """A FIFO where a file is read (a saved game, the plugin file, a layout, the instance's
+    secret, a study file) is read as empty or refused; open() on it used to wait for a writer for
     ever, deaf to SIGTERM."""
     path = tmp_path / fifo
     path.parent.mkdir(exist_ok=True)
