@@ -41,6 +41,7 @@ from gapgrid.api.config import (
     first_day_from_environment,
     unusable_database,
 )
+from gapgrid.api.services import games
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService, utc_now
@@ -174,7 +175,11 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
         raise click.BadParameter(f"{span.format(start)} past the last day a puzzle can "
                                  f"have, {LAST_DAY}", param_hint="--from / --days")
     service = puzzle_service(ctx, create=True)
-    slugs = list(variants) or service.catalogue.slugs()
+    try:  # every name checked before any search; two names of one game make it once
+        slugs = list(dict.fromkeys(games.find_entry(service.catalogue, name).slug
+                                   for name in variants)) or service.catalogue.slugs()
+    except ServiceError as error:
+        raise click.BadParameter(error.message, param_hint="--variant") from None
     budget: CertifyBudget = attrs.evolve(PREPARE_BUDGET, candidate_positions=positions,
                                          total_seconds=seconds)
     jobs = [(start + datetime.timedelta(days=offset), slug)
@@ -200,6 +205,7 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
                    f"{prepared.seconds:.1f} s)")
     missing = sum(1 for _, _, prepared in done if not prepared.document["certified"])
     unmade = sum(1 for _, _, prepared in done if prepared.action == "not stored")
-    click.echo(f"{len(done)} puzzles: {len(done) - missing} certified, {missing} not"
+    click.echo(f"{len(done)} puzzle{'' if len(done) == 1 else 's'}: {len(done) - missing} "
+               f"certified, {missing} not"
                + (f" ({unmade} of them not stored: run again with more --seconds or "
                   f"--positions)." if unmade else "."))

@@ -63,7 +63,7 @@ def test_prepare_text_summary(instance: Path) -> None:
     code, out, _ = run("puzzles", "prepare", "--days", "1", "--variant", "paganini")
     lines = out.splitlines()
     assert code == 0 and "created" in lines[0] and "par" in lines[0]
-    assert lines[-1] == "1 puzzles: 1 certified, 0 not."
+    assert lines[-1] == "1 puzzle: 1 certified, 0 not."
 
 
 def test_prepare_refuses_bad_values(instance: Path) -> None:
@@ -73,6 +73,21 @@ def test_prepare_refuses_bad_values(instance: Path) -> None:
     assert code == 2 and "montanna" in err
     code, _, err = run("puzzles", "prepare", "--from", "tomorrow")
     assert code == 2 and "--from" in err
+
+
+def test_prepare_checks_every_name_first_and_makes_a_game_once(instance: Path) -> None:
+    """An unknown name among known ones is refused before any puzzle is made (montana was
+    prepared, then the command failed); two names of one game (addiction is spaces)
+    prepare it once."""
+    code, out, err = run("puzzles", "prepare", "--days", "1", "--variant", "montana",
+                         "--variant", "nosuch", "--json")
+    assert code == 2 and "nosuch" in out + err and "--variant" in out + err
+    code, out, _ = run("puzzles", "prepare", "--days", "1", "--variant", "addiction",
+                       "--variant", "spaces", "--json")
+    assert code == 0 and [row["variant"] for row in json.loads(out)] == ["spaces"]
+    code, out, _ = run("puzzles", "prepare", "--days", "1", "--variant", "montana",
+                       "--json")
+    assert code == 0 and json.loads(out)[0]["action"] == "created"
 
 
 def test_daily_prints_the_board_par_and_difficulty(instance: Path) -> None:
