@@ -228,9 +228,12 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        """Read the number; a usage error naming the option when it is none."""
+        """Read the number (ASCII digits, as NUMBER; ``-0`` is 0); a usage error naming the
+        option when it is none."""
         try:
-            return float(value)
+            if not str(value).isascii():  # float() reads other scripts' digits too
+                raise ValueError(value)
+            return float(value) + 0.0  # -0.0 + 0.0 is 0.0: never "Time: -0 s"
         except ValueError:
             self.fail(f"{excerpt(value)} is not a number of seconds", param, ctx)
 

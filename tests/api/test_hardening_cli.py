@@ -403,6 +403,15 @@ def test_elapsed_is_never_silently_ignored() -> None:
     assert "Time: 42 s." in scored and "in 42.0 s" in par
 
 
+def test_elapsed_is_a_plain_number_of_seconds() -> None:
+    """``-0`` is shown as 0 s (it was "Time: -0 s"), and digits of other scripts are
+    refused as NUMBER refuses them (``١٢`` was 12 s)."""
+    zero = invoke("verify", "montana", "27769", "27-40", "--elapsed", "-0").stdout
+    assert "Time: 0 s." in zero and "-0" not in zero
+    other = invoke("verify", "montana", "27769", "27-40", "--elapsed", "\u0661\u0662")
+    assert other.exit_code == 2 and "is not a number of seconds" in other.stderr
+
+
 def test_no_internal_words_reach_users() -> None:
     """Scheme, preset and option texts speak of the game, not of the seed documents."""
     shown = invoke("scoring").stdout + invoke("variants", "--json").stdout
