@@ -14,6 +14,8 @@ URL, with its password, stays in the environment, out of the process list
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 from typing import Final
 
@@ -21,6 +23,7 @@ import click
 
 from gapgrid.api.cli_support import SetupError, require_database_folder
 from gapgrid.api.config import ConfigError, database_from_environment, driver_reason
+from gapgrid.api.text import excerpt
 
 
 @click.group("db")
@@ -30,7 +33,8 @@ def db_group() -> None:
 
 @db_group.command("upgrade")
 def upgrade_command() -> None:
-    """Apply the migrations the database lacks, in one transaction."""
+    """Apply the migrations the database lacks, in one transaction, then check a SQLite
+    file's pages (exit 2 if they are damaged)."""
     # Imported here: SQLAlchemy and Alembic would slow down every other command.
     import sqlalchemy.exc
 
@@ -48,6 +52,8 @@ def upgrade_command() -> None:
             with made.connect() as connection:
                 before = engine.current(connection)
             engine.upgrade(made)
+            with made.connect() as connection:
+                damage = engine.damage(connection)
         finally:
             made.dispose()
     except engine.StoreError as error:
@@ -55,6 +61,9 @@ def upgrade_command() -> None:
     except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
         raise SetupError(f"cannot open the database {where} (GAPGRID_DATABASE): "
                          f"{driver_reason(error)}") from None
+    if damage is not None:
+        raise SetupError(f"the database {where} (GAPGRID_DATABASE) is damaged "
+                         f"({excerpt(damage, 120)}): restore it from a backup")
     now = engine.head()
     if before == now:
         click.echo(f"{where}: already at revision {now}")
@@ -67,9 +76,10 @@ def upgrade_command() -> None:
 def import_command(source: str) -> None:
     """Copy every row of SOURCE (another gapgrid database: a SQLite file or a postgresql://
     URL, at the newest schema revision) into the configured database, which must hold none
-    yet. All of it is copied in one transaction, or nothing; SOURCE's rows are left as they
-    are. Give a PostgreSQL SOURCE's password by PGPASSWORD or ~/.pgpass, not in the URL:
-    the command line is seen by every user of the machine."""
+    yet. All of it is copied in one transaction, or nothing (and a SQLite file made for
+    the copy is taken away again); SOURCE's rows are left as they are. Give a PostgreSQL
+    SOURCE's password by PGPASSWORD or ~/.pgpass, not in the URL: the command line is seen
+    by every user of the machine."""
     import sqlalchemy.exc
 
     from gapgrid.api.db import copy, engine
@@ -87,6 +97,7 @@ def import_command(source: str) -> None:
     if _same(source_database, database):
         raise SetupError(f"{engine.describe(database)} is both the source and the target")
     what = f"{engine.describe(source_database)} into {engine.describe(database)}"
+    new_file = isinstance(database, Path) and not os.path.lexists(database)
     try:
         reading = copy.open_source(source_database)
         try:
@@ -97,11 +108,15 @@ def import_command(source: str) -> None:
                 writing.dispose()
         finally:
             reading.dispose()
-    except (copy.CopyError, engine.StoreError) as error:
-        raise SetupError(str(error)) from None
-    except (OSError, ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
-        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
-        raise SetupError(f"cannot copy {what}: {reason}") from None
+    except BaseException as error:
+        if new_file:
+            _remove_sqlite_file(Path(database))
+        if isinstance(error, (copy.CopyError, engine.StoreError)):
+            raise SetupError(str(error)) from None
+        if isinstance(error, (OSError, ValueError, sqlalchemy.exc.SQLAlchemyError)):
+            reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
+            raise SetupError(f"cannot copy {what}: {reason}") from None
+        raise
     click.echo(f"copied {what}")
 
 
@@ -124,6 +139,19 @@ class CopyReport:
         elif rows // PROGRESS_ROWS > self.said.get(table, 0) // PROGRESS_ROWS:
             self.said[table] = rows
             click.echo(f"{table}: {rows:,} rows so far...", err=True)
+
+
+SQLITE_SIDE_FILES: Final = ("-wal", "-shm", "-journal")
+"""What SQLite keeps beside a database file while it is in use."""
+
+
+def _remove_sqlite_file(path: Path) -> None:
+    """Take away the SQLite file a failed copy made, with its side files: the user named a
+    file that was not there, and an empty database left in its place would look like a
+    copy made (a server started on it would serve nothing of the source)."""
+    for name in ("", *SQLITE_SIDE_FILES):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{name}").unlink()
 
 
 def _same(one: Path | str, other: Path | str) -> bool:

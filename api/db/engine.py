@@ -45,6 +45,7 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from gapgrid.api.db import legacy
+from gapgrid.api.text import excerpt
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 """Alembic's script folder, inside the package (the wheel ships it)."""
@@ -174,7 +175,9 @@ def _sqlite_transactions(engine: Engine, *, read_only: bool = False) -> None:
         dbapi_connection.isolation_level = None
         for pragma in ("busy_timeout = 30000", "synchronous = FULL", "foreign_keys = ON"):
             dbapi_connection.execute(f"PRAGMA {pragma}")
-        if not read_only:  # a reader takes the file's journal mode as it is
+        # a reader takes the file's journal mode as it is; another program's file is left
+        # as it is, for the upgrade to refuse
+        if not read_only and not foreign_tables(dbapi_connection):
             _enter_wal(dbapi_connection)
 
     @event.listens_for(engine, "begin")
@@ -288,6 +291,16 @@ def is_outage(error: BaseException) -> bool:
     return isinstance(state, str) and state.startswith(OUTAGE_SQLSTATES)
 
 
+def damage(connection: Connection) -> str | None:
+    """What SQLite's ``quick_check`` finds wrong with the file (its first finding), or None
+    when nothing is, or the database is PostgreSQL's (which checks its own pages). It
+    reads the whole file once: for ``gapgrid db upgrade``, not for every start."""
+    if connection.dialect.name != "sqlite":
+        return None
+    finding = connection.exec_driver_sql("PRAGMA quick_check(1)").scalar_one()
+    return None if finding == "ok" else str(finding)
+
+
 # -- migrations --------------------------------------------------------------------------
 
 
@@ -352,11 +365,29 @@ def upgrade(engine: Engine) -> None:
 
 def _upgrade_legacy(connection: Connection) -> None:
     """A SQLite database from before Alembic: refuse a newer one, bring an older one to
-    version 3, and stamp it with revision ``0001``, in the caller's transaction."""
+    version 3, and stamp it with revision ``0001``, in the caller's transaction; refuse
+    another program's database."""
     driver = connection.connection.driver_connection
+    others = foreign_tables(driver)  # type: ignore[arg-type]
+    if others:
+        shown = ", ".join(excerpt(name) for name in others[:3]) + (
+            f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise StoreError(f"the database holds tables gapgrid did not make ({shown}): it is "
+                         f"another program's; name a new file or a gapgrid database")
     version = legacy.user_version(driver)  # type: ignore[arg-type]
     if current(connection) is None and version > legacy.LEGACY_VERSION:
         raise StoreError(f"the database was written by a newer gapgrid (schema version "
                          f"{version}; this one reads up to {legacy.LEGACY_VERSION})")
     if legacy.is_legacy(driver):  # type: ignore[arg-type]
         command.stamp(alembic_config(connection), legacy.upgrade(driver))  # type: ignore[arg-type]
+
+
+def foreign_tables(connection: sqlite3.Connection) -> list[str]:
+    """The tables of a SQLite file that holds no gapgrid schema but tables all the same:
+    another program's database (a mistyped GAPGRID_DATABASE), which gapgrid must neither
+    write its tables into nor switch to WAL; none for a new file or a gapgrid database.
+    (A PostgreSQL database may well be shared with other programs' tables.)"""
+    tables = legacy.tables(connection)
+    if "puzzles" in tables or "alembic_version" in tables:
+        return []
+    return sorted(tables)

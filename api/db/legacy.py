@@ -88,8 +88,8 @@ _PAR_COLUMNS: Final = ("lost", "moves", "time_unknown", "milliseconds")
 
 def is_legacy(connection: sqlite3.Connection) -> bool:
     """Whether the database has gapgrid's tables but no Alembic revision yet."""
-    tables = _tables(connection)
-    return "puzzles" in tables and "alembic_version" not in tables
+    present = tables(connection)
+    return "puzzles" in present and "alembic_version" not in present
 
 
 def user_version(connection: sqlite3.Connection) -> int:
@@ -114,10 +114,10 @@ def upgrade_to_version_3(connection: sqlite3.Connection) -> None:
     columns = {row[1] for row in connection.execute("PRAGMA table_info(submissions)")}
     if version < 3 and "lost" in columns:
         migrate_from_version_1(connection)
-    tables = _tables(connection)
+    present = tables(connection)
     for statement in VERSION_3:
         connection.execute(statement)
-    if version < 3 and "ranking_keys" in tables:
+    if version < 3 and "ranking_keys" in present:
         # the par ranking changed in version 3: its keys are computed again from the
         # stored answers (PuzzleService ranks every submission that lacks a key)
         connection.execute("DELETE FROM ranking_keys WHERE scheme = 'par'")
@@ -177,6 +177,8 @@ def keys_in_answer(body: Mapping[str, Any]) -> dict[str, tuple[tuple[int, ...], 
     return keys
 
 
-def _tables(connection: sqlite3.Connection) -> set[str]:
+def tables(connection: sqlite3.Connection) -> set[str]:
+    """The names of the database's tables, SQLite's own (``sqlite_sequence``) aside."""
     return {row[0] for row in connection.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
+        "ESCAPE '\\'")}

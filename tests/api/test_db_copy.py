@@ -182,6 +182,32 @@ def test_a_refused_copy_leaves_an_older_database_in_use_as_it_was(
     assert target.read_bytes() == before
 
 
+def test_a_copy_that_fails_part_way_leaves_no_new_database_behind(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """A source the target's rules refuse (here a submission of a puzzle that is not there,
+    which SQLite stored with its foreign keys off) fails the copy part way: the SQLite
+    file made for it is taken away with its side files, so that no empty database stands
+    where the user asked for a copy; a target that was there already stays."""
+    make_app().test_client().get("/v1/daily/montana")
+    source = tmp_path / "instance" / "db.sqlite3"
+    with closing(sqlite3.connect(source)) as connection, connection:
+        connection.execute(
+            "INSERT INTO submissions (puzzle_id, player, player_key, moves_digest, body, "
+            "created_at) VALUES ('no-such-puzzle', 'ann', 'ann', 'x', '{}', '2026-12-04')")
+    target = tmp_path / "new" / "target.sqlite3"
+    target.parent.mkdir()
+    result = import_into(target, source)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines()[-1].startswith(f"gapgrid: cannot copy {source} into ")
+    assert "FOREIGN KEY" in result.stderr and "Traceback" not in result.stderr
+    assert list(target.parent.iterdir()) == []
+
+    empty = tmp_path / "empty.sqlite3"
+    sqlite3.connect(empty).close()  # an empty file the operator made for the copy
+    assert import_into(empty, source).returncode == 2
+    assert empty.exists()
+
+
 def test_urls_that_name_nothing_and_newer_sources_are_one_line_each(
         make_app: Callable[..., Flask], tmp_path: Path) -> None:
     """Whichever side is wrong is named, in one line, with no password and no traceback; a

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +338,29 @@ def test_a_new_database_locked_by_another_connection_still_enters_wal(tmp_path: 
     assert starting.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     starting.close()
     holder.close()
+
+
+def test_another_program_s_sqlite_database_is_refused_and_left_as_it_was(
+        tmp_path: Path) -> None:
+    """A GAPGRID_DATABASE that names another program's SQLite file (tables, no gapgrid
+    schema) is refused, naming a few of its tables, instead of getting gapgrid's tables
+    written into it; an empty file is a new database, as before."""
+    path = tmp_path / "notes.sqlite3"
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for name in ("notes", "tags", "authors", "line\nbreak"):
+            connection.execute(f'CREATE TABLE "{name}" (id INTEGER PRIMARY KEY)')
+        connection.execute("INSERT INTO notes VALUES (1)")
+    before = path.read_bytes()
+    with pytest.raises(engine.StoreError, match=r"tables gapgrid did not make \('authors', "
+                       r"'line\\nbreak', 'notes' and 1 more\): it is another program's"):
+        upgraded(path)
+    assert path.read_bytes() == before
+
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": str(path)})
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "another program's" in result.stderr
+
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    upgraded(empty)
+    assert table_rows(empty, "puzzles") == []

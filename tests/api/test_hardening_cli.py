@@ -260,6 +260,22 @@ def test_a_database_damaged_past_opening_is_a_one_line_error(
         assert "\n" not in line and words in line and "SQL" not in line, line
 
 
+def test_db_upgrade_finds_damaged_pages_it_has_no_need_to_read(
+        clean_environment: Path) -> None:
+    """`db upgrade` on a file damaged past the pages it reads said "already at revision"
+    (exit 0): an operator checking a database before starting servers on it was told all
+    was well. It checks every page now, and says what is wrong (exit 2)."""
+    database, env = _prepared_database(clean_environment, days=2)
+    result = invoke("db", "upgrade", env=env)
+    assert result.exit_code == 0 and "already at revision" in result.output, result.output
+    _damage_pages(database)
+    result = invoke("db", "upgrade", env=env)
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and f"the database {database} (GAPGRID_DATABASE) is damaged (" in line
+    assert line.endswith("): restore it from a backup"), line
+
+
 @pytest.mark.parametrize(("first", "days", "words"), [
     ("2025-12-31", "1", "puzzles start on 2026-01-01 (GAPGRID_FIRST_DAY)"),
     ("0001-01-01", "1", "puzzles start on 2026-01-01"),
