@@ -423,8 +423,8 @@ class PuzzleService:
                 said = True
             if self.wall_clock() >= deadline:
                 retry = max(1, math.ceil(min(left, budget.most_seconds)))
-                raise ServiceError(f"the puzzle {pid} is being prepared by another request; "
-                                   f"try again in {retry} s", fault=Fault.BUSY,
+                raise ServiceError(f"the puzzle {pid} is being prepared by another request "
+                                   f"or process; try again in {retry} s", fault=Fault.BUSY,
                                    title="Puzzle being prepared", retry_after=retry)
             time.sleep(POLL_SECONDS)
 

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 from flask.testing import FlaskClient
 
+from gapgrid.api import cli_puzzles
 from gapgrid.api.cli import main
 from gapgrid.api.config import Settings
 from gapgrid.core.catalogue import Catalogue, PluginProblem
@@ -318,6 +319,27 @@ def test_a_command_waiting_for_another_process_says_so(clean_environment: Path) 
                            "another process; waiting for it"), said + err
     assert process.returncode == 0, err
     assert "line of" in out
+
+
+def test_a_puzzle_still_held_after_the_wait_is_an_environment_error(
+        clean_environment: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the lease is still held once the command's wait is over (shortened here from
+    600 s), the command says the puzzle is busy and when to try again, exit 2 as for
+    anything else about the environment: not "Invalid value" for an argument that was
+    right, and not an internal error."""
+    database, env = _prepared_database(clean_environment, days=1)
+    lease = ("puzzle:2026-01-02-montana", "a killed process", time.time() + 600)
+    with sqlite3.connect(database) as connection:
+        connection.execute("insert into leases values (?, ?, ?)", lease)
+    monkeypatch.setattr(cli_puzzles, "COMMAND_WAIT_SECONDS", 0.3)
+    result = invoke("solution", "2026-01-02", "montana", env=env)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("gapgrid: the puzzle 2026-01-02-montana is being prepared by "
+                               "another process; waiting for it, up to 0.3 s"), lines
+    assert lines[1].startswith("gapgrid: the puzzle 2026-01-02-montana is being prepared by "
+                               "another request or process; try again in "), lines
+    assert len(lines) == 2 and "Invalid value" not in result.stderr
 
 
 def test_serve_refuses_a_busy_port_and_a_bad_host(clean_environment: Path) -> None:
