@@ -285,6 +285,17 @@ def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path
     assert result.exit_code == 2 and "not a gapgrid study file" in result.stderr
 
 
+def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path) -> None:
+    """--resume with an --out that holds no study (a mistyped name, most likely) starts a
+    new study there, and says so before the first deal, rather than start over unsaid."""
+    out = tmp_path / "typo.csv"
+    result = run("study", *STUDY, "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert f"gapgrid: {out} holds no study yet: a new one starts there" in result.stderr
+    assert "resuming" not in result.stderr
+    assert len(rows_of(out)) == 6
+
+
 def test_an_existing_file_needs_resume(reference: Path) -> None:
     """Without --resume an existing study file is not touched: exit 2, saying why."""
     before = reference.read_bytes()
