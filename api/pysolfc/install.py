@@ -114,6 +114,12 @@ def install(plugins_dir: Path, catalogue: Catalogue | None = None) -> Path:
         raise PluginFileError(f"{target} exists and was not written by gapgrid; not replacing it")
     pages = rules_pages.rules_pages(catalogue or plugins.load_catalogue())
     folder = plugins_dir / rules_pages.FOLDER
+    for name in pages:  # looked at before anything is written: all of it, or nothing
+        page = folder / name
+        if os.path.lexists(page) and not (page.is_file() and _first_line(page)
+                                          == rules_pages.MARKER):
+            raise PluginFileError(f"{page} exists and was not written by gapgrid; not "
+                                  f"replacing it")
     try:
         plugins_dir.mkdir(parents=True, exist_ok=True)
         folder.mkdir(exist_ok=True)

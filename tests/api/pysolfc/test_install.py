@@ -59,6 +59,27 @@ def test_a_file_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
     assert foreign.read_text() == "# somebody else's plugin\n"
 
 
+def test_a_rules_page_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
+    """A page in the rules folder without gapgrid's first line (a player's own notes under
+    that name, or gapgrid's page edited) is not replaced: install refuses before writing
+    anything, exit 2, naming it (it was overwritten); uninstall leaves it."""
+    folder = tmp_path / rules_pages.FOLDER
+    folder.mkdir()
+    mine = folder / "gaps.html"
+    mine.write_text("<p>my own notes on Gaps</p>\n")
+    result = CliRunner().invoke(main, ["pysolfc", "install", "--plugins-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert f"{mine} exists and was not written by gapgrid; not replacing it" in result.stderr
+    assert sorted(path.name for path in tmp_path.rglob("*")) == [rules_pages.FOLDER,
+                                                                "gaps.html"]
+    mine.unlink()
+    install.install(tmp_path)
+    mine.write_text("<p>my own notes on Gaps</p>\n")
+    install.uninstall(tmp_path)
+    assert [path.name for path in folder.iterdir()] == ["gaps.html"]
+    assert mine.read_text() == "<p>my own notes on Gaps</p>\n"
+
+
 def test_an_old_plugin_file_is_reported_as_out_of_date(tmp_path: Path) -> None:
     """status says when the file was written by another gapgrid version."""
     (tmp_path / install.PLUGIN_FILE_NAME).write_text(
