@@ -217,7 +217,8 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
             raise click.UsageError("--from-save takes the variant, number and moves from the "
                                    "file: give no VARIANT, NUMBER, MOVE or --option")
         verification = games.verify_saved_game(catalogue, read_saved_game(ctx, save_file),
-                                               scoring=scoring, elapsed=elapsed, timed=timed)
+                                               max_moves=_max_moves(), scoring=scoring,
+                                               elapsed=elapsed, timed=timed)
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:

@@ -415,14 +415,18 @@ def saved_game_document(found: SavedGameFile) -> dict[str, Any]:
             "pysolfc_version": saved.pysolfc_version, "elapsed": saved.elapsed}
 
 
-def verify_saved_game(catalogue: Catalogue, found: SavedGameFile, *,
+def verify_saved_game(catalogue: Catalogue, found: SavedGameFile, *, max_moves: int,
                       scoring: Sequence[str] = (), elapsed: float | None = None,
                       timed: bool = False) -> Verification:
     """Verify and score a saved game; the document adds ``saved_layout_matches``.
 
     The time is the file's own unless ``elapsed`` is given; the undos are the
-    ones PySolFC counted, since undone moves are gone from the file.
+    ones PySolFC counted, since undone moves are gone from the file. A game of
+    more than ``max_moves`` moves is refused, as moves given any other way are.
     """
+    if len(found.saved.actions) > max_moves:
+        raise invalid(f"the saved game holds {len(found.saved.actions):,} moves, more than "
+                      f"{max_moves:,}: the limit is GAPGRID_MAX_MOVES", "moves")
     schemes = scoring_schemes(catalogue, scoring)
     seconds = game_time(elapsed)
     if seconds is None and 0 < found.saved.elapsed <= MAX_SECONDS:  # a file's nonsense: unknown

@@ -75,6 +75,21 @@ def test_command_line_read_save_and_verify_from_save(path: Path) -> None:
     assert report["scores"]["moves"] == len([m for m in expected["moves"] if m != "redeal"])
 
 
+def test_a_saved_game_longer_than_the_move_limit_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """GAPGRID_MAX_MOVES holds for a saved game as for moves given any other way: a longer
+    one is a usage error naming the limit (exit 2), and a game within it verifies."""
+    path = SAVES[0]
+    moves = len(_expected(path)["moves"])
+    monkeypatch.setenv("GAPGRID_MAX_MOVES", str(moves - 1))
+    refused = CliRunner().invoke(main, ["verify", "--from-save", str(path)])
+    assert refused.exit_code == 2, refused.output
+    assert (f"the saved game holds {moves:,} moves, more than {moves - 1:,}: the limit is "
+            f"GAPGRID_MAX_MOVES") in refused.stderr
+    monkeypatch.setenv("GAPGRID_MAX_MOVES", str(moves))
+    assert CliRunner().invoke(main, ["verify", "--from-save", str(path)]).exit_code == 0
+
+
 # -- hostile and broken files ------------------------------------------------------------
 
 
