@@ -372,8 +372,9 @@ def _upgrade_legacy(connection: Connection) -> None:
     if others:
         shown = ", ".join(excerpt(name) for name in others[:3]) + (
             f" and {len(others) - 3} more" if len(others) > 3 else "")
-        raise StoreError(f"the database holds tables gapgrid did not make ({shown}): it is "
-                         f"another program's; name a new file or a gapgrid database")
+        raise StoreError(f"the database {connection.engine.url.database} holds tables gapgrid "
+                         f"did not make ({shown}): it is another program's; name a new file "
+                         f"or a gapgrid database in GAPGRID_DATABASE")
     version = legacy.user_version(driver)  # type: ignore[arg-type]
     if current(connection) is None and version > legacy.LEGACY_VERSION:
         raise StoreError(f"the database was written by a newer gapgrid (schema version "

@@ -9,6 +9,7 @@ once; a database from a newer gapgrid is refused and left alone.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from contextlib import closing
@@ -351,8 +352,9 @@ def test_another_program_s_sqlite_database_is_refused_and_left_as_it_was(
             connection.execute(f'CREATE TABLE "{name}" (id INTEGER PRIMARY KEY)')
         connection.execute("INSERT INTO notes VALUES (1)")
     before = path.read_bytes()
-    with pytest.raises(engine.StoreError, match=r"tables gapgrid did not make \('authors', "
-                       r"'line\\nbreak', 'notes' and 1 more\): it is another program's"):
+    said = (rf"database {re.escape(str(path))} holds tables gapgrid did not make "
+            r"\('authors', 'line\\nbreak', 'notes' and 1 more\): it is another program's")
+    with pytest.raises(engine.StoreError, match=said):
         upgraded(path)
     assert path.read_bytes() == before
 
