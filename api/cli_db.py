@@ -14,7 +14,6 @@ URL, with its password, stays in the environment, out of the process list
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from typing import Final
@@ -33,8 +32,8 @@ def db_group() -> None:
 
 @db_group.command("upgrade")
 def upgrade_command() -> None:
-    """Apply the migrations the database lacks, in one transaction, then check a SQLite
-    file's pages (exit 2 if they are damaged)."""
+    """Check a SQLite file's pages (exit 2, nothing written, if they are damaged), then
+    apply the migrations the database lacks, in one transaction."""
     # Imported here: SQLAlchemy and Alembic would slow down every other command.
     import sqlalchemy.exc
 
@@ -51,9 +50,9 @@ def upgrade_command() -> None:
         try:
             with made.connect() as connection:
                 before = engine.current(connection)
-            engine.upgrade(made)
-            with made.connect() as connection:
                 damage = engine.damage(connection)
+            if damage is None:  # nothing is written to a damaged file: it could get worse
+                engine.upgrade(made)
         finally:
             made.dispose()
     except engine.StoreError as error:
@@ -76,8 +75,8 @@ def upgrade_command() -> None:
 def import_command(source: str) -> None:
     """Copy every row of SOURCE (another gapgrid database: a SQLite file or a postgresql://
     URL, at the newest schema revision) into the configured database, which must hold none
-    yet. All of it is copied in one transaction, or nothing (and a SQLite file made for
-    the copy is taken away again); SOURCE's rows are left as they are. Give a PostgreSQL
+    yet. All of it is copied in one transaction, or nothing; a new SQLite file appears
+    only once the copy is whole. SOURCE's rows are left as they are. Give a PostgreSQL
     SOURCE's password by PGPASSWORD or ~/.pgpass, not in the URL: the command line is seen
     by every user of the machine."""
     import sqlalchemy.exc
@@ -97,26 +96,24 @@ def import_command(source: str) -> None:
     if _same(source_database, database):
         raise SetupError(f"{engine.describe(database)} is both the source and the target")
     what = f"{engine.describe(source_database)} into {engine.describe(database)}"
-    new_file = isinstance(database, Path) and not os.path.lexists(database)
     try:
         reading = copy.open_source(source_database)
         try:
-            writing = engine.create(database)
-            try:
-                copy.copy_database(reading, writing, report=CopyReport())
-            finally:
-                writing.dispose()
+            if isinstance(database, Path) and not os.path.lexists(database):
+                copy.copy_to_new_file(reading, database, report=CopyReport())
+            else:
+                writing = engine.create(database)
+                try:
+                    copy.copy_database(reading, writing, report=CopyReport())
+                finally:
+                    writing.dispose()
         finally:
             reading.dispose()
-    except BaseException as error:
-        if new_file:
-            _remove_sqlite_file(Path(database))
-        if isinstance(error, (copy.CopyError, engine.StoreError)):
-            raise SetupError(str(error)) from None
-        if isinstance(error, (OSError, ValueError, sqlalchemy.exc.SQLAlchemyError)):
-            reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
-            raise SetupError(f"cannot copy {what}: {reason}") from None
-        raise
+    except (copy.CopyError, engine.StoreError) as error:
+        raise SetupError(str(error)) from None
+    except (OSError, ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
+        raise SetupError(f"cannot copy {what}: {reason}") from None
     click.echo(f"copied {what}")
 
 
@@ -139,19 +136,6 @@ class CopyReport:
         elif rows // PROGRESS_ROWS > self.said.get(table, 0) // PROGRESS_ROWS:
             self.said[table] = rows
             click.echo(f"{table}: {rows:,} rows so far...", err=True)
-
-
-SQLITE_SIDE_FILES: Final = ("-wal", "-shm", "-journal")
-"""What SQLite keeps beside a database file while it is in use."""
-
-
-def _remove_sqlite_file(path: Path) -> None:
-    """Take away the SQLite file a failed copy made, with its side files: the user named a
-    file that was not there, and an empty database left in its place would look like a
-    copy made (a server started on it would serve nothing of the source)."""
-    for name in ("", *SQLITE_SIDE_FILES):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{name}").unlink()
 
 
 def _same(one: Path | str, other: Path | str) -> bool:

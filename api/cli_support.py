@@ -395,5 +395,5 @@ def puzzle_service(ctx: click.Context) -> PuzzleService:
         return PuzzleService.open(settings, load_catalogue(ctx))
     except OPEN_ERRORS as error:
         raise SetupError(str(unusable_database(settings, error))) from None
-    except StoreError as error:  # written by a newer gapgrid
+    except StoreError as error:  # written by a newer gapgrid, or another program's file
         raise SetupError(str(error)) from None

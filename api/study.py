@@ -507,9 +507,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             if done:
                 click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are "
                            f"done", err=True)
-            elif resume and found is None:  # a mistyped --out would start over unsaid
-                click.echo(f"gapgrid: {path} holds no study yet: a new one starts there",
-                           err=True)
+            elif resume:  # a mistyped --out would start over unsaid
+                click.echo(f"gapgrid: {path} holds no deal yet: the study starts from its "
+                           f"first", err=True)
             if found is not None and found.before_memory and already < total:
                 handle = _upgrade_held(handle, path, settings, slugs, retry=False)
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,

@@ -18,6 +18,9 @@ not copied.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -62,9 +65,15 @@ def open_source(database: Path | str) -> Engine:
     try:
         with engines.read(source) as connection:
             revision = engines.current(connection)
+            others = ([] if engines.is_url(database) else engines.foreign_tables(
+                connection.connection.driver_connection))  # type: ignore[arg-type]
     except BaseException:
         source.dispose()
         raise
+    if others:
+        source.dispose()
+        raise CopyError(f"{engines.foreign_database(str(database), others)}: there is "
+                        f"nothing of gapgrid's to copy")
     if revision != engines.head():
         source.dispose()
         if revision is not None and not engines.known(revision):
@@ -101,6 +110,52 @@ def copy_database(source: Engine, target: Engine,
         for table in COUNTED_IDS:
             _set_next_id(writing, table, _next_id(reading, table))
     return counts
+
+
+SQLITE_SIDE_FILES: Final = ("-wal", "-shm", "-journal")
+"""What SQLite keeps beside a database file while it is in use."""
+
+
+def copy_to_new_file(source: Engine, path: Path,
+                     report: Callable[[str, int, bool], None] = lambda table, rows, done: None
+                     ) -> dict[str, int]:
+    """:func:`copy_database` into a new SQLite file at ``path``, which appears only once the
+    copy is whole: the rows go into a hidden file beside it, which is then linked to
+    ``path`` only if nothing is there yet. A failed copy leaves nothing behind, and a file
+    another process makes at ``path`` meanwhile (a server started on it, another copy)
+    is left as it is: a :class:`CopyError`, and this copy is not kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.with_name(f".{path.name}.{secrets.token_hex(8)}.gapgrid-import")
+    os.close(os.open(building, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))  # the umask's mode
+    try:
+        target = engines.create(building)
+        try:
+            counts = copy_database(source, target, report)
+        finally:
+            target.dispose()  # the last connection closed: SQLite moves its WAL into the file
+        if any(Path(f"{building}{side}").exists() for side in SQLITE_SIDE_FILES):
+            raise CopyError(f"the copy's SQLite file {building} kept side files once closed; "
+                            f"nothing was made at {path}")
+        _publish(building, path)
+    finally:
+        for name in ("", *SQLITE_SIDE_FILES):  # after the link: only the hidden name goes
+            with contextlib.suppress(OSError):  # at worst a hidden file is left behind
+                Path(f"{building}{name}").unlink()
+    return counts
+
+
+def _publish(building: Path, path: Path) -> None:
+    """Give the finished copy at ``building`` the name ``path``, unless something has it."""
+    taken = CopyError(f"{path} was made by another process during the copy (a server "
+                      f"started on it?): it is left as it is, and the copy is not kept")
+    try:
+        os.link(building, path)  # fails if the name is taken: never a file replaced
+    except FileExistsError:
+        raise taken from None
+    except OSError:  # a file system without hard links: looked at, then renamed
+        if os.path.lexists(path):
+            raise taken from None
+        os.rename(building, path)
 
 
 def _refuse_rows(connection: Connection) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import select
 import sqlite3
 import time
@@ -79,7 +80,8 @@ state."""
 
 
 class StoreError(RuntimeError):
-    """Raised for a database this code cannot use (written by a newer gapgrid)."""
+    """Raised for a database this code cannot use: written by a newer gapgrid, or another
+    program's SQLite file."""
 
 
 def is_url(database: Path | str) -> bool:
@@ -293,12 +295,14 @@ def is_outage(error: BaseException) -> bool:
 
 def damage(connection: Connection) -> str | None:
     """What SQLite's ``quick_check`` finds wrong with the file (its first finding), or None
-    when nothing is, or the database is PostgreSQL's (which checks its own pages). It
-    reads the whole file once: for ``gapgrid db upgrade``, not for every start."""
+    when nothing is, or the database is PostgreSQL's (left to PostgreSQL's own means:
+    data checksums, ``pg_amcheck``). It reads the whole file once: for ``gapgrid db
+    upgrade``, not for every start."""
     if connection.dialect.name != "sqlite":
         return None
-    finding = connection.exec_driver_sql("PRAGMA quick_check(1)").scalar_one()
-    return None if finding == "ok" else str(finding)
+    finding = str(connection.exec_driver_sql("PRAGMA quick_check(1)").scalar_one())
+    # SQLite heads its findings with the schema's name, which says nothing here
+    return None if finding == "ok" else finding.removeprefix("*** in database main ***\n")
 
 
 # -- migrations --------------------------------------------------------------------------
@@ -343,7 +347,8 @@ def user_version(revision: str) -> int:
 
 def upgrade(engine: Engine) -> None:
     """Bring the database to the newest revision, in one transaction, safe when several
-    processes start at once; a :class:`StoreError` for a database of a newer gapgrid."""
+    processes start at once; a :class:`StoreError` for a database of a newer gapgrid, or
+    for another program's SQLite file."""
     logging.getLogger("alembic").setLevel(logging.WARNING)  # not its chatter at each start
     with write(engine) as connection:
         if connection.dialect.name == "postgresql":
@@ -370,11 +375,8 @@ def _upgrade_legacy(connection: Connection) -> None:
     driver = connection.connection.driver_connection
     others = foreign_tables(driver)  # type: ignore[arg-type]
     if others:
-        shown = ", ".join(excerpt(name) for name in others[:3]) + (
-            f" and {len(others) - 3} more" if len(others) > 3 else "")
-        raise StoreError(f"the database {connection.engine.url.database} holds tables gapgrid "
-                         f"did not make ({shown}): it is another program's; name a new file "
-                         f"or a gapgrid database in GAPGRID_DATABASE")
+        raise StoreError(f"{foreign_database(str(connection.engine.url.database), others)}; "
+                         f"name a new file or a gapgrid database in GAPGRID_DATABASE")
     version = legacy.user_version(driver)  # type: ignore[arg-type]
     if current(connection) is None and version > legacy.LEGACY_VERSION:
         raise StoreError(f"the database was written by a newer gapgrid (schema version "
@@ -383,12 +385,47 @@ def _upgrade_legacy(connection: Connection) -> None:
         command.stamp(alembic_config(connection), legacy.upgrade(driver))  # type: ignore[arg-type]
 
 
+def foreign_database(where: str, tables: list[str]) -> str:
+    """Why the SQLite file ``where``, holding ``tables`` (:func:`foreign_tables`), is not
+    used: a few of its tables named, quoted (a table's name may be anything)."""
+    shown = ", ".join(excerpt(name) for name in tables[:3]) + (
+        f" and {len(tables) - 3} more" if len(tables) > 3 else "")
+    return (f"the database {where} holds tables gapgrid did not make ({shown}): it is "
+            f"another program's")
+
+
+GAPGRID_REVISION: Final = re.compile(r"[0-9]{4}")
+"""How gapgrid's Alembic revisions are named (``0001``, ...), a newer gapgrid's too: another
+program's Alembic revisions are hashes such as ``3f2a9c1b7d4e``."""
+
+PUZZLES_COLUMNS: Final = frozenset({"id", "date", "slug", "body", "created_at"})
+"""The columns every gapgrid before Alembic gave its ``puzzles`` table."""
+
+
 def foreign_tables(connection: sqlite3.Connection) -> list[str]:
-    """The tables of a SQLite file that holds no gapgrid schema but tables all the same:
-    another program's database (a mistyped GAPGRID_DATABASE), which gapgrid must neither
-    write its tables into nor switch to WAL; none for a new file or a gapgrid database.
-    (A PostgreSQL database may well be shared with other programs' tables.)"""
+    """The tables of a SQLite file that holds tables but no gapgrid schema: another
+    program's database (a mistyped GAPGRID_DATABASE), which gapgrid must neither write its
+    tables into nor switch to WAL; none for a new file or a gapgrid database.
+
+    A file is gapgrid's when its ``alembic_version`` holds a revision named as
+    gapgrid names them (a newer gapgrid's is refused later, as such), or, with
+    no ``alembic_version``, when its ``puzzles`` table has the columns of every
+    gapgrid before Alembic. A table name alone proves nothing: every program
+    that uses Alembic has ``alembic_version``, and ``puzzles`` is a common name.
+    (A PostgreSQL database may well be shared with other programs' tables, and
+    is not looked at.)
+    """
     tables = legacy.tables(connection)
-    if "puzzles" in tables or "alembic_version" in tables:
-        return []
+    if not tables - {"alembic_version"}:
+        return []  # a new database (or one whose first revision was never written)
+    if "alembic_version" in tables:
+        revisions = [row[0] for row in connection.execute(
+            "SELECT version_num FROM alembic_version")]
+        if revisions and all(isinstance(revision, str) and GAPGRID_REVISION.fullmatch(revision)
+                             for revision in revisions):
+            return []
+    elif "puzzles" in tables:
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(puzzles)")}
+        if columns >= PUZZLES_COLUMNS:
+            return []
     return sorted(tables)

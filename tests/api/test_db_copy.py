@@ -208,6 +208,59 @@ def test_a_copy_that_fails_part_way_leaves_no_new_database_behind(
     assert empty.exists()
 
 
+def test_a_file_made_at_the_target_during_the_copy_is_left_as_it_is(tmp_path: Path) -> None:
+    """A new SQLite target appears only once the copy is whole, and never in place of a
+    file another process made there meanwhile (a server started on it, another copy): the
+    copy is then refused and not kept, and that file is not touched (a failed copy used to
+    delete whatever stood at the target's name). Nothing hidden is left behind."""
+    source = tmp_path / "source.sqlite3"
+    made = engine.create(source)
+    engine.upgrade(made)
+    with engine.write(made) as connection:
+        connection.execute(schema.hints.insert(), [
+            {"puzzle_id": "2026-12-01-montana", "token_digest": f"t{index}", "moves": index,
+             "asked_at": "2026-12-01T00:00:00Z"} for index in range(250_000)])
+    made.dispose()
+    folder = tmp_path / "new"
+    target = folder / "target.sqlite3"
+    environment = {**os.environ, "GAPGRID_DATABASE": str(target)}
+    copying = subprocess.Popen([str(GAPGRID), "db", "import", str(source)], env=environment,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert copying.stderr is not None
+        heard = copying.stderr.readline()  # under way: rows are going into a hidden file
+        assert heard.startswith("hints: 100,000 rows so far"), heard
+        assert not target.exists()
+        target.write_bytes(b"another process's database")
+        said = heard + copying.stderr.read()
+        assert copying.wait(timeout=120) == 2, said
+    finally:
+        copying.kill()
+    assert (f"{target} was made by another process during the copy (a server started on "
+            f"it?): it is left as it is, and the copy is not kept") in said
+    assert target.read_bytes() == b"another process's database"
+    assert [path.name for path in folder.iterdir()] == ["target.sqlite3"]
+
+    target.unlink()
+    assert import_into(target, source).returncode == 0
+    assert len(every_row(target)["hints"]) == 250_000
+    assert [path.name for path in folder.iterdir()] == ["target.sqlite3"]
+
+
+def test_another_program_s_file_is_no_source(tmp_path: Path) -> None:
+    """A SOURCE that is another program's SQLite file is said to be one, not sent to `db
+    upgrade` (which would refuse it in turn)."""
+    source = tmp_path / "notes.sqlite3"
+    with closing(sqlite3.connect(source)) as connection, connection:
+        connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+    result = import_into(tmp_path / "target.sqlite3", source)
+    assert result.returncode == 2
+    assert result.stderr == (f"gapgrid: the database {source} holds tables gapgrid did not "
+                             f"make ('notes'): it is another program's: there is nothing of "
+                             f"gapgrid's to copy\n")
+    assert not (tmp_path / "target.sqlite3").exists()
+
+
 def test_urls_that_name_nothing_and_newer_sources_are_one_line_each(
         make_app: Callable[..., Flask], tmp_path: Path) -> None:
     """Whichever side is wrong is named, in one line, with no password and no traceback; a

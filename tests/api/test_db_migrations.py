@@ -366,3 +366,29 @@ def test_another_program_s_sqlite_database_is_refused_and_left_as_it_was(
     empty.touch()
     upgraded(empty)
     assert table_rows(empty, "puzzles") == []
+
+
+@pytest.mark.parametrize(("tables", "why"), [
+    ({"alembic_version": "version_num VARCHAR(32) NOT NULL", "users": "id INTEGER"},
+     "an Alembic program's: every one has alembic_version"),
+    ({"puzzles": "id INTEGER, grid TEXT", "solvers": "id INTEGER"},
+     "a crossword program's: puzzles is a common name"),
+])
+def test_a_table_name_alone_does_not_make_a_file_gapgrid_s(
+        tmp_path: Path, tables: dict[str, str], why: str) -> None:
+    """A file is gapgrid's by its revision (named as gapgrid names them) or by its puzzles
+    table's columns, not by the names alembic_version or puzzles: such a file of another
+    program was switched to WAL and then called a newer gapgrid's, or had gapgrid's tables
+    written into it."""
+    path = tmp_path / "theirs.sqlite3"
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for name, columns in tables.items():
+            connection.execute(f"CREATE TABLE {name} ({columns})")
+        if "alembic_version" in tables:
+            connection.execute("INSERT INTO alembic_version VALUES ('3f2a9c1b7d4e')")
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": str(path)})
+    assert result.exit_code == 2, (why, result.output)
+    assert "holds tables gapgrid did not make (" in result.stderr, why
+    assert "newer gapgrid" not in result.stderr
+    assert path.read_bytes() == before, why

@@ -265,16 +265,20 @@ def test_db_upgrade_finds_damaged_pages_it_has_no_need_to_read(
         clean_environment: Path) -> None:
     """`db upgrade` on a file damaged past the pages it reads said "already at revision"
     (exit 0): an operator checking a database before starting servers on it was told all
-    was well. It checks every page now, and says what is wrong (exit 2)."""
+    was well. It checks every page first now, says what is wrong (exit 2), and writes
+    nothing to the file."""
     database, env = _prepared_database(clean_environment, days=2)
     result = invoke("db", "upgrade", env=env)
     assert result.exit_code == 0 and "already at revision" in result.output, result.output
     _damage_pages(database)
+    before = database.read_bytes()
     result = invoke("db", "upgrade", env=env)
     assert result.exit_code == 2, result.output
     line = result.stderr.strip()
     assert "\n" not in line and f"the database {database} (GAPGRID_DATABASE) is damaged (" in line
     assert line.endswith("): restore it from a backup"), line
+    assert "*** in database main" not in line
+    assert database.read_bytes() == before  # nothing written to it: damage can spread
 
 
 @pytest.mark.parametrize(("first", "days", "words"), [

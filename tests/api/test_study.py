@@ -285,13 +285,17 @@ def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path
     assert result.exit_code == 2 and "not a gapgrid study file" in result.stderr
 
 
-def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path) -> None:
-    """--resume with an --out that holds no study (a mistyped name, most likely) starts a
-    new study there, and says so before the first deal, rather than start over unsaid."""
+@pytest.mark.parametrize("content", ["", HEADER_LINE])
+def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path, content: str) -> None:
+    """--resume with an --out that holds no deal (a mistyped name, most likely, or a study
+    stopped before its first row) starts from the first deal, and says so before it,
+    rather than start over unsaid."""
     out = tmp_path / "typo.csv"
+    if content:
+        out.write_text(content)
     result = run("study", *STUDY, "--out", out, "--resume")
     assert result.exit_code == 0, result.output
-    assert f"gapgrid: {out} holds no study yet: a new one starts there" in result.stderr
+    assert f"gapgrid: {out} holds no deal yet: the study starts from its first" in result.stderr
     assert "resuming" not in result.stderr
     assert len(rows_of(out)) == 6
 
