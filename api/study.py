@@ -29,9 +29,9 @@ tables together at most three quarters of its memory.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import functools
 import multiprocessing
-import os
 import signal
 import sys
 import threading
@@ -44,7 +44,12 @@ import attrs
 import click
 
 from gapgrid import plugins
-from gapgrid.api.cli_support import load_catalogue, option_flag, parse_option_pairs
+from gapgrid.api.cli_support import (
+    SetupError,
+    load_catalogue,
+    option_flag,
+    parse_option_pairs,
+)
 from gapgrid.api.compiled import compiled_modules
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import games
@@ -58,6 +63,7 @@ from gapgrid.api.services.study import (
     budget_order,
     budget_seconds_as_stored,
     check_resumable,
+    hold,
     iter_latest_rows,
     options_text,
     read_study_file,
@@ -133,10 +139,13 @@ def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealT
                     in_flight: int, on_stop: Callable[[], None] | None = None
                     ) -> Iterator[StudyRow]:
     """Solve the deals on ``executor``, at most ``in_flight`` at a time, yielding each row as
-    it is done (in completion order). Closing the iterator early cancels what is queued and
-    calls ``on_stop`` (which may end the deals under way)."""
+    it is done (in completion order). Closing the iterator early, or a deal that fails
+    (a worker killed breaks the whole pool), cancels what is queued and calls ``on_stop``
+    (which may end the deals under way: a broken pool waits for its workers to end, and
+    they ignore its SIGTERM)."""
     pending: set[concurrent.futures.Future[StudyRow]] = set()
     queue = iter(tasks)
+    finished = False
     try:
         while True:
             for task in queue:
@@ -144,6 +153,7 @@ def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealT
                 if len(pending) >= in_flight:
                     break
             if not pending:
+                finished = True
                 return
             done, pending = concurrent.futures.wait(
                 pending, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -152,7 +162,7 @@ def run_on_executor(executor: concurrent.futures.Executor, tasks: Iterable[DealT
     finally:
         for future in pending:
             future.cancel()
-        if pending and on_stop is not None:
+        if not finished and on_stop is not None:
             on_stop()
 
 
@@ -326,21 +336,9 @@ def _upgrade_held(handle: BinaryIO, path: Path, settings: StudySettings,
 
 
 def _hold(handle: BinaryIO, path: Path) -> None:
-    """Keep the study file to this command while it writes: two commands appending to one
-    file, each sorting and replacing it at its end, would lose each other's rows."""
-    if sys.platform == "win32":  # no flock there; running one command a file is up to the user
-        return
-    import fcntl
-
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        opened, now = os.fstat(handle.fileno()), os.stat(path)
-        # A study that ends (sorting) or starts (upgrading) replaces the file by another:
-        # holding the one it replaced would append rows to a file no longer there.
-        replaced = (opened.st_dev, opened.st_ino) != (now.st_dev, now.st_ino)
-    except OSError:
-        replaced = True
-    if replaced:
+    """Keep the study file to this command while it writes (:func:`hold`); a usage error,
+    the file closed, when another command holds it."""
+    if not hold(handle, path):
         handle.close()
         raise click.BadParameter(f"another gapgrid study is writing {path} now: wait until it "
                                  f"ends, or choose another --out", param_hint="--out")
@@ -518,7 +516,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      for slug, number in wanted
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
-            sort_study_file(path)  # while the file is still held
+            _sort_held(path)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
         if left_out:  # the summary is of the deals left, not of the game
             click.echo(f"{left_out}; the summary above is of the {total} others only: "
@@ -558,9 +556,25 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
     except KeyboardInterrupt:
         if stop.signal is None:  # not from a signal handled here (another thread's Ctrl-C)
             stop.signal = signal.SIGINT
+    except concurrent.futures.process.BrokenProcessPool:
+        raise SetupError(f"a worker process died while solving (killed, or out of memory?): "
+                         f"the rows so far are in {handle.name}; run the command again "
+                         f"(--resume, or --retry-unknown as before) to go on") from None
     finally:
         stop.writing = False
         handle.flush()  # a row stopped between its write and its flush is kept for the sort
+
+
+def _sort_held(path: Path) -> None:
+    """Sort the study file this command holds (:func:`sort_study_file`); when that cannot be
+    done (no room, no right to write in its folder), say so in one line: every row is in
+    the file all the same."""
+    try:
+        sort_study_file(path)
+    except (OSError, StudyFileError) as error:
+        reason = str(error) if isinstance(error, StudyFileError) else error.strerror or error
+        raise SetupError(f"every row is in {path}, in the order the deals were solved, but "
+                         f"it could not be sorted: {reason}") from None
 
 
 def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
@@ -667,5 +681,5 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         with ExitStack() as stack:
             runner = runner_for(stack, len(retry))  # a worker for each deal at most
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
-            sort_study_file(path)  # while the file is still held
+            _sort_held(path)  # while the file is still held
         _finish(ctx, path, stop, "")

@@ -33,17 +33,20 @@ from typing import BinaryIO
 import attrs
 import click
 
+from gapgrid.api.cli_support import EXIT_INTERRUPTED
 from gapgrid.api.services.study import (
     COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,
     StudyFileError,
     budget_order,
+    hold,
     open_study_file,
     read_header,
     replace_atomically,
     rows_of,
     upgraded_line,
 )
+from gapgrid.api.text import plural
 
 DealKey = tuple[str, str, int]
 
@@ -117,8 +120,26 @@ def merge(out: Path, paths: Sequence[Path]) -> int:
         # then written under the current header (upgraded_line) rather than copied.
         before_memory = [read_header(handle, path)[1] is COLUMNS_BEFORE_MEMORY
                          for handle, path in zip(sources, paths, strict=True)]
+        _hold_output(stack, out)
         _write(out, sources, before_memory, chosen)
     return len(chosen)
+
+
+def _hold_output(stack: ExitStack, out: Path) -> None:
+    """Hold ``out``, when it is there, as a study holds its file (:func:`hold`), until the
+    merge has replaced it: merging into a file a study is writing would replace it under
+    the study, whose later rows would go into the file replaced."""
+    try:
+        handle = stack.enter_context(open_study_file(out))
+    except FileNotFoundError:
+        return  # a new file: no study can be writing it
+    except StudyFileError as error:
+        raise OutputError(str(error)) from None
+    except OSError as error:
+        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
+    if not hold(handle, out):
+        raise OutputError(f"another gapgrid study is writing {out} now: wait until it ends, "
+                          f"or merge into another file")
 
 
 def _write(out: Path, sources: Sequence[BinaryIO], before_memory: Sequence[bool],
@@ -135,6 +156,8 @@ def _write(out: Path, sources: Sequence[BinaryIO], before_memory: Sequence[bool]
 
     try:
         replace_atomically(out, write)
+    except StudyFileError as error:  # not a regular file: not replaced
+        raise OutputError(str(error)) from None
     except OSError as error:
         raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
 
@@ -143,16 +166,24 @@ def _write(out: Path, sources: Sequence[BinaryIO], before_memory: Sequence[bool]
 @click.argument("out", metavar="OUT.csv", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("inputs", metavar="IN.csv...", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def main(out: Path, inputs: Sequence[Path]) -> None:
+@click.pass_context
+def main(ctx: click.Context, out: Path, inputs: Sequence[Path]) -> None:
     """Merge the study files IN.csv... into OUT.csv: for each deal, a decided row of the first
-    input that has one, else the unknown row with the largest budget."""
+    input that has one, else the unknown row with the largest budget. Exit status 1 when two
+    inputs disagree on a deal, 2 for an input or an OUT.csv that cannot be used, 130 after
+    Ctrl-C; OUT.csv is then as it was."""
     try:
         deals = merge(out, list(inputs))
     except StudyFileError as error:
         raise click.BadParameter(str(error), param_hint="IN.csv") from None
-    except (StudiesDisagree, OutputError) as error:
+    except OutputError as error:
+        raise click.BadParameter(str(error), param_hint="OUT.csv") from None
+    except StudiesDisagree as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"{out}: {deals} deals from {len(inputs)} studies")
+    except KeyboardInterrupt:
+        click.echo("interrupted: OUT.csv is as it was", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    click.echo(f"{out}: {plural(deals, 'deal')} from {plural(len(inputs), 'study', 'studies')}")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,21 @@ and prints the same figures as a Markdown table on standard output (the one in
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO, Final
 
 import click
 
-from gapgrid.api.services.study import StudyFileError, Summary, iter_latest_rows, summarise
+from gapgrid.api.services.study import (
+    StudyFileError,
+    Summary,
+    iter_latest_rows,
+    replace_atomically,
+    summarise,
+)
 
 TITLE_WIDTH = 80
 """Characters a line of the title holds: it is centred over the axes, right of the long labels."""
@@ -34,6 +42,9 @@ def read_summaries(folder: Path) -> list[Summary]:
             summaries.extend(summarise(iter_latest_rows(path)))
         except StudyFileError as error:
             raise click.BadParameter(str(error), param_hint="DIR") from None
+        except OSError as error:  # a folder named x.csv, a file not to be read, a dead link
+            raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
+                                     param_hint="DIR") from None
     return sorted(summaries, key=lambda summary: summary.label)
 
 
@@ -62,8 +73,13 @@ def markdown_table(summaries: Sequence[Summary]) -> str:
     return "\n".join(lines)
 
 
+IMAGE_FORMATS: Final = (".png", ".svg", ".pdf")
+"""The kinds of image OUT may name, by its suffix."""
+
+
 def plot(summaries: Sequence[Summary], out: Path) -> None:
-    """Draw each study's winnable share and intervals into the image ``out``."""
+    """Draw each study's winnable share and intervals into the image ``out`` (a PNG, SVG or
+    PDF file, by its suffix), which is replaced only once the image is whole."""
     try:
         import matplotlib
     except ImportError:
@@ -106,8 +122,19 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
     # Wrapped: with several retry budgets one line ran past the figure's edge.
     axes.set_title("\n".join(textwrap.wrap(title, TITLE_WIDTH)), fontsize=10)
     figure.tight_layout()
-    figure.savefig(out, dpi=110)
+    image = io.BytesIO()  # drawn whole before the file is touched
+    figure.savefig(image, dpi=110, format=out.suffix.lower().lstrip("."))
     pyplot.close(figure)
+    def write(written: BinaryIO) -> None:
+        written.write(image.getvalue())
+
+    try:
+        replace_atomically(out, write)
+    except StudyFileError as error:  # not a regular file: not replaced
+        raise click.BadParameter(str(error), param_hint="OUT.png") from None
+    except OSError as error:
+        raise click.BadParameter(f"cannot write {out}: {error.strerror or error}",
+                                 param_hint="OUT.png") from None
 
 
 @click.command()
@@ -115,7 +142,11 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
                                                          path_type=Path))
 @click.argument("out", metavar="OUT.png", type=click.Path(dir_okay=False, path_type=Path))
 def main(folder: Path, out: Path) -> None:
-    """Plot the studies in DIR into OUT.png and print their figures as a Markdown table."""
+    """Plot the studies in DIR into OUT.png (or .svg, .pdf) and print their figures as a
+    Markdown table."""
+    if out.suffix.lower() not in IMAGE_FORMATS:
+        raise click.BadParameter(f"{out} names no image: its name ends in "
+                                 f"{', '.join(IMAGE_FORMATS)}", param_hint="OUT.png")
     summaries = read_summaries(folder)
     plot(summaries, out)
     click.echo(markdown_table(summaries))

@@ -20,7 +20,9 @@ and a resumed study solves them again anyway.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,6 +93,37 @@ def stop_signals() -> Iterator[Stop]:
 
 def ignore_stop_signals() -> None:
     """In a worker process: leave stopping to the command, which kills its workers when it
-    stops (a worker stopped by a signal sent to the whole group would print a traceback)."""
+    stops (a worker stopped by a signal sent to the whole group would print a traceback);
+    and die with the process that started it (:func:`die_with_parent`)."""
     for number in STOP_SIGNALS:
         signal.signal(number, signal.SIG_IGN)
+    die_with_parent()
+
+
+PR_SET_PDEATHSIG: Final = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def die_with_parent() -> None:
+    """Make this worker process die when the process that started it does, however that
+    ends.
+
+    The workers ignore the stop signals, so a command killed outright
+    (SIGKILL, the out-of-memory killer) left them behind for good, each
+    waiting for work that never comes. Linux sends a chosen signal to a
+    process whose parent dies, if it asks (``prctl``); elsewhere nothing
+    changes. A parent that dies while the request is being made (the worker
+    then has another one) ends the worker at once.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl to be had: as before
+        return
+    if os.getppid() != parent:
+        os._exit(1)

@@ -20,6 +20,7 @@ import os
 import re
 import stat
 import statistics
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -310,6 +311,7 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
     offset, columns = read_header(handle, path)
     if columns is None:  # interrupted before the header was whole
         return
+    decided: dict[tuple[str, str, int], str] = {}
     for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES), b""), start=2):
         if not raw.endswith(b"\n"):
             if len(raw) == MAX_LINE_BYTES:
@@ -319,10 +321,29 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
         offset += len(raw)
         try:
             fields = next(csv.reader([raw.decode("utf-8")]))
-            yield offset, StudyRow.from_fields(fields, columns)
+            row = StudyRow.from_fields(fields, columns)
         except (UnicodeDecodeError, csv.Error, StudyFileError, StopIteration) as error:
             raise StudyFileError(f"{path}, line {number}: {error}{_mixed(columns, raw)}"
                                  ) from None
+        _check_verdict_kept(decided, row, path, number)
+        yield offset, row
+
+
+def _check_verdict_kept(decided: dict[tuple[str, str, int], str], row: StudyRow, path: Path,
+                        number: int) -> None:
+    """A :class:`StudyFileError` when ``row`` (line ``number``) follows a row that decided
+    its deal otherwise; else note its verdict in ``decided``. A later row of a deal
+    replaces an earlier one only when that one is unknown (``--retry-unknown``), so a
+    decided deal followed by another verdict was not written by one study (files joined,
+    or a solver wrong): taking the later row would throw away a won line or a proof."""
+    before = decided.get(row.key)
+    if before is not None and row.verdict != before:
+        raise StudyFileError(f"{path}, line {number}: game {row.game_number} of "
+                             f"{row.variant}{f' ({row.options})' if row.options else ''} is "
+                             f"{row.verdict} here and {before} in an earlier row: a study "
+                             f"never writes a deal again once decided")
+    if row.verdict != "unknown":
+        decided[row.key] = row.verdict
 
 
 def _mixed(columns: tuple[str, ...], raw: bytes) -> str:
@@ -511,10 +532,17 @@ def upgraded_line(raw: bytes) -> bytes:
 def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     """Replace the file at ``path`` by what ``write`` writes: to a temporary file beside it,
     synced, then renamed over it, so an interruption leaves the old file or the new one.
-    The new file has the old one's permissions (a new one, the usual ones)."""
+    The new file has the old one's permissions (a new one, the usual ones). A symbolic
+    link is followed (the file it names is replaced, the link stays); anything else but
+    a regular file at ``path`` (a device, a FIFO) is a :class:`StudyFileError`, and is
+    left as it is."""
+    path = Path(os.path.realpath(path))
+    if os.path.lexists(path) and not path.is_file():
+        raise StudyFileError(f"{path} is not a regular file: a study file is a CSV file on "
+                             f"disk, and it is not replaced")
     mode = _mode_for(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp")
+    # a short name of its own: the file's name and more might pass the system's limit
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".gapgrid-", suffix=".tmp")
     try:
         os.chmod(temporary, mode)  # mkstemp's are the owner's alone
         with os.fdopen(handle, "wb") as out:
@@ -525,6 +553,26 @@ def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def hold(handle: BinaryIO, path: Path) -> bool:
+    """Keep the study file open in ``handle`` (at ``path``) to this process while it writes
+    it: whether that was done, False when another process holds it (a study appending to
+    it), or when the file at ``path`` is no longer the one opened. Two commands writing one
+    file, each replacing it by a sorted copy at its end, would lose each other's rows. The
+    hold lasts until ``handle`` is closed. (No such hold on Windows: always True there.)"""
+    if sys.platform == "win32":
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        opened, now = os.fstat(handle.fileno()), os.stat(path)
+    except OSError:
+        return False
+    # A study that ends (sorting) or starts (upgrading) replaces the file by another:
+    # holding the one it replaced would write to a file no longer there.
+    return (opened.st_dev, opened.st_ino) == (now.st_dev, now.st_ino)
 
 
 def _mode_for(path: Path) -> int:

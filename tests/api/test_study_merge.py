@@ -15,6 +15,7 @@ from gapgrid.api.services.study import (
     HEADER_BEFORE_MEMORY,
     HEADER_LINE,
     StudyRow,
+    hold,
     iter_latest_rows,
     summarise,
 )
@@ -123,7 +124,56 @@ def test_a_file_that_is_not_a_study_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2 and "not a gapgrid study file" in output and not out.exists()
     code, output = _merge(tmp_path / "missing" / "merged.csv",
                           _study(tmp_path / "a.csv", _row(1, "won", "13")))
-    assert code == 1 and "cannot write" in output
+    assert code == 2 and "cannot write" in output and "OUT.csv" in output
+
+
+def test_an_output_that_is_no_regular_file_is_left_as_it_is(tmp_path: Path) -> None:
+    """OUT.csv that is a FIFO or a device is refused (exit 2) and not replaced (the merge
+    replaced whatever OUT named, /dev/full included); a symbolic link is followed, so
+    the file it names gets the merge and the link stays."""
+    study = _study(tmp_path / "a.csv", _row(1, "won", "13"))
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    for out in (fifo, Path("/dev/null")):
+        code, output = _merge(out, study)
+        assert code == 2 and "is not a regular file" in output, output
+    assert Path("/dev/null").is_char_device() and fifo.is_fifo()
+    target = _study(tmp_path / "target.csv", _row(2, "lost", "13"))
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    code, output = _merge(link, target, study)
+    assert code == 0, output
+    assert link.is_symlink() and [row.game_number for row in iter_latest_rows(target)] == [1, 2]
+
+
+def test_a_file_a_study_is_writing_is_not_merged_into(tmp_path: Path) -> None:
+    """A study holds its file while it appends rows; a merge into that file would replace it
+    under the study, whose later rows would be lost with the file replaced: refused, exit
+    2, the file as it was."""
+    out = _study(tmp_path / "a.csv", _row(1, "unknown", "13"))
+    before = out.read_bytes()
+    other = _study(tmp_path / "b.csv", _row(1, "won", "13"))
+    with out.open("r+b") as held:
+        assert hold(held, out)
+        code, output = _merge(out, out, other)
+    assert code == 2 and f"another gapgrid study is writing {out} now" in output, output
+    assert out.read_bytes() == before
+    assert _merge(out, out, other)[0] == 0  # once the study is over
+
+
+def test_a_deal_decided_twice_otherwise_in_one_file_is_refused(tmp_path: Path) -> None:
+    """Within one file, a later row replaces an earlier one only when that one is unknown (a
+    retry): a won row followed by a lost one (files joined, say) is refused, naming the
+    line, rather than the won line thrown away."""
+    joined = _study(tmp_path / "joined.csv", _row(1, "won", "13"), _row(2, "unknown", "13"),
+                    _row(2, "won", "13", 60.0), _row(1, "lost", "13"))
+    code, output = _merge(tmp_path / "out.csv", joined)
+    assert code == 2 and "line 5: game 1 of montana (redeals=0) is lost here and won in an " \
+        "earlier row" in " ".join(output.split()), output
+    assert not (tmp_path / "out.csv").exists()
+    retried = _study(tmp_path / "retried.csv", _row(2, "unknown", "13"),
+                     _row(2, "won", "13", 60.0), _row(2, "won", "13", 60.0))
+    assert _merge(tmp_path / "out.csv", retried)[0] == 0
 
 
 def test_an_input_replaced_while_it_is_read_is_read_as_it_was(
