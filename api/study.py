@@ -198,12 +198,30 @@ def dask_runner(stack: ExitStack, address: str) -> Runner:
         raise click.UsageError(
             "--dask needs dask.distributed, which is not installed: "
             "pip install 'gapgrid[study]' (or pip install 'dask[distributed]')") from None
+    _check_dask_address(address)
     client = stack.enter_context(_connect(distributed.Client, address))
     threads = sum(client.nthreads().values()) or 1
     # The client's concurrent.futures face: the same windowed loop as the process pool.
     executor = client.get_executor(pure=False)
     return functools.partial(run_on_executor, executor,
                              in_flight=threads * IN_FLIGHT_PER_WORKER)
+
+
+def _check_dask_address(address: str) -> None:
+    """A usage error naming ``--dask`` for an address no Dask scheduler can have, before any
+    client is made: one that fails on it is left half made, and at exit it waited 20 s to
+    close, with a traceback."""
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        registry.get_backend(scheme)  # an unknown scheme (http://, say)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)  # a host and a port, as the client wants them
+    except ValueError as error:
+        raise click.BadParameter(f"no Dask scheduler answers at {address}: {error}",
+                                 param_hint="--dask") from None
 
 
 def _connect(client_class: Any, address: str) -> Any:
