@@ -66,6 +66,7 @@ from gapgrid.api.cli_support import (
     echo_json,
     json_flag,
     load_catalogue,
+    max_moves,
     no_colour,
     option_flag,
     parse_option_pairs,
@@ -75,7 +76,6 @@ from gapgrid.api.cli_support import (
     stop_writing_to_stdout,
     wants_json,
 )
-from gapgrid.api.config import max_moves_from_environment
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
 from gapgrid.api.study import study
@@ -217,14 +217,14 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
             raise click.UsageError("--from-save takes the variant, number and moves from the "
                                    "file: give no VARIANT, NUMBER, MOVE or --option")
         verification = games.verify_saved_game(catalogue, read_saved_game(ctx, save_file),
-                                               max_moves=_max_moves(), scoring=scoring,
+                                               max_moves=max_moves(), scoring=scoring,
                                                elapsed=elapsed, timed=timed)
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:
         verification = games.verify_stream(
             catalogue, variant=arguments[0], deal=arguments[1], moves=read_moves(arguments[2:]),
-            max_moves=_max_moves(), options=parse_option_pairs(options), scoring=scoring,
+            max_moves=max_moves(), options=parse_option_pairs(options), scoring=scoring,
             elapsed=elapsed, timed=timed)
     report = verification.document
     if as_json:
@@ -261,7 +261,7 @@ def moves_command(ctx: click.Context, variant: str, number: str, moves: Sequence
     """
     position = games.position_stream(load_catalogue(ctx), variant=variant, deal=number,
                                      moves=read_moves(moves) if moves else iter(()),
-                                     max_moves=_max_moves(),
+                                     max_moves=max_moves(),
                                      options=parse_option_pairs(options))
     document = position.document
     if as_json:
@@ -285,14 +285,6 @@ def scoring_command(ctx: click.Context, as_json: bool) -> None:
         return
     for info in schemes:
         click.echo(f"{info['name']:<12} {info['summary']}")
-
-
-def _max_moves() -> int:
-    """``GAPGRID_MAX_MOVES``, the cap the HTTP API enforces too; a usage error if unusable."""
-    try:
-        return max_moves_from_environment()
-    except ValueError as error:  # ConfigError, naming the variable
-        raise click.UsageError(str(error)) from None
 
 
 def _print_replay(name: str, document: dict[str, Any], board: Board) -> None:

@@ -34,6 +34,7 @@ from gapgrid.api.cli_support import (
     GapgridCommand,
     echo_json,
     json_flag,
+    limited_moves,
     load_catalogue,
     option_flag,
     parse_option_pairs,
@@ -42,7 +43,7 @@ from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
-from gapgrid.api.text import excerpt
+from gapgrid.api.text import card_names, excerpt
 from gapgrid.core.search import DEFAULT_MEMORY, Progress
 
 SHOW_AFTER: Final = 0.5
@@ -163,11 +164,11 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
         solving.layout_rules(catalogue, arguments[0], chosen)  # before reading the file
         return solving.layout_position(catalogue, variant=arguments[0],
                                        rows=_read_layout_file(layout),
-                                       moves=list(arguments[1:]), options=chosen)
+                                       moves=limited_moves(arguments[1:]), options=chosen)
     if len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or VARIANT and --layout FILE)")
     return solving.replayed(catalogue, variant=arguments[0], deal=arguments[1],
-                            moves=list(arguments[2:]), options=chosen)
+                            moves=limited_moves(arguments[2:]), options=chosen)
 
 
 def _print_position(position: solving.Replayed, document: dict[str, Any]) -> None:
@@ -177,8 +178,8 @@ def _print_position(position: solving.Replayed, document: dict[str, Any]) -> Non
                f"move{'' if document['moves_applied'] == 1 else 's'}")
     error = document["error"]
     if error is not None:
-        click.echo(f"Move {error['index'] + 1} ({error['move']}) is refused: {error['reason']}. "
-                   f"Nothing was searched; the layout before it:")
+        click.echo(f"Move {error['index'] + 1} ({error['move']}) is refused: "
+                   f"{card_names(error['reason'])}. Nothing was searched; the layout before it:")
         click.echo(render.render_board(position.state.board))
 
 
@@ -255,7 +256,8 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
     no win was found within the budget."""
     try:
         position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,
-                                    moves=list(moves), options=parse_option_pairs(options))
+                                    moves=limited_moves(moves),
+                                    options=parse_option_pairs(options))
         line = progress_line(as_json)
         try:
             hinted = solving.hint(position, seconds=budget, memory=memory, progress=line)

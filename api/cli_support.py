@@ -21,13 +21,19 @@ from typing import IO, Any, Final
 import click
 
 from gapgrid import plugins
-from gapgrid.api.config import ConfigError, Settings, driver_reason, unusable_database
+from gapgrid.api.config import (
+    ConfigError,
+    Settings,
+    driver_reason,
+    max_moves_from_environment,
+    unusable_database,
+)
 from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
-from gapgrid.api.text import bounded, excerpt, plugin_reason
+from gapgrid.api.text import bounded, excerpt, plugin_reason, plural
 from gapgrid.core.catalogue import Catalogue
 
 EXIT_ILLEGAL_MOVE: Final = 1
@@ -281,6 +287,24 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
                                      param_hint="--option")
         options[key] = value
     return options
+
+
+def max_moves() -> int:
+    """``GAPGRID_MAX_MOVES``, the cap the HTTP API enforces too; a usage error if unusable."""
+    try:
+        return max_moves_from_environment()
+    except ValueError as error:  # ConfigError, naming the variable
+        raise click.UsageError(str(error)) from None
+
+
+def limited_moves(moves: Sequence[str]) -> list[str]:
+    """MOVE arguments, at most ``GAPGRID_MAX_MOVES`` of them (a usage error beyond): a
+    command's moves cost no more than a request's."""
+    limit = max_moves()
+    if len(moves) > limit:
+        raise click.UsageError(f"{plural(len(moves), 'move')} given, more than {limit:,}: "
+                               f"the limit is GAPGRID_MAX_MOVES")
+    return list(moves)
 
 
 def read_moves(moves: Sequence[str]) -> Iterator[str]:

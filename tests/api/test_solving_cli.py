@@ -193,6 +193,27 @@ def test_a_refused_move_is_answered_without_a_search() -> None:
     assert document["verdict"] is None and document["line"] == []
 
 
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_a_refused_move_names_its_cards_as_the_board_shows_them(command: str) -> None:
+    """The reason a move is refused names cards as the board and `verify` do (J♦), not by
+    their codes (JD)."""
+    code, out, _ = run(command, "montana", "1", "0-0")
+    assert code == 1
+    assert "Move 1 (0-0) is refused: slot 0 is not a gap: it holds J♦." in out, out
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_the_moves_given_are_capped_by_gapgrid_max_moves(
+        command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GAPGRID_MAX_MOVES caps the moves of a command as of a request (the README says
+    so): solve and hint replayed any number (40,000 in an attack)."""
+    monkeypatch.setenv("GAPGRID_MAX_MOVES", "3")
+    code, _, err = run(command, "montana", "5", "13-0", "undo", "13-0", "undo")
+    assert code == 2 and "4 moves given, more than 3: the limit is GAPGRID_MAX_MOVES" in err
+    code, _, err = run(command, "montana", "52", "-o", "redeals=0", "--budget", "1", "10-0")
+    assert code != 2, err
+
+
 def test_an_exhausted_budget_is_unknown_and_still_exit_0() -> None:
     """Single-round Montana game 3 is not decided in a fifth of a second (nor in 10 s by
     solver 3): unknown, stopped by seconds."""
