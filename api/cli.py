@@ -62,6 +62,7 @@ from gapgrid.api.cli_support import (
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
+    WholeNumberRange,
     database_faults_said,
     echo_json,
     json_flag,
@@ -340,9 +341,9 @@ def _print_choices(document: dict[str, Any], board: Board) -> None:
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+@click.option("--port", default=8000, show_default=True, type=WholeNumberRange(0, 65535),
               help="Port to listen on.")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256),
+@click.option("--threads", default=8, show_default=True, type=WholeNumberRange(1, 256),
               help="Worker threads.")
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:

@@ -31,6 +31,7 @@ from gapgrid.api import cli_support, render
 from gapgrid.api.cli_support import (
     FiniteFloatRange,
     SetupError,
+    WholeNumberRange,
     database_faults_said,
     echo_json,
     json_flag,
@@ -135,13 +136,13 @@ def puzzles_group() -> None:
 
 
 @puzzles_group.command("prepare")
-@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=7, show_default=True,
+@click.option("--days", type=WholeNumberRange(1, MAX_DAYS), default=7, show_default=True,
               help=f"How many days, from --from on (at most {MAX_DAYS}).")
 @click.option("--from", "first", metavar="YYYY-MM-DD",
               help="The first day (default: today, UTC).")
 @click.option("--variant", "variants", multiple=True, metavar="SLUG",
               help="Only this variant or preset (repeatable; default: every one).")
-@click.option("--positions", type=click.IntRange(1000, 100_000_000),
+@click.option("--positions", type=WholeNumberRange(1000, 100_000_000),
               default=PREPARE_BUDGET.candidate_positions, show_default=True,
               help="Search for one candidate number, in positions.")
 @click.option("--seconds", type=FiniteFloatRange(1, 3600),

@@ -32,6 +32,7 @@ from gapgrid.api.cli_support import (
     NUMBER_ARGUMENTS,
     FiniteFloatRange,
     GapgridCommand,
+    WholeNumberRange,
     echo_json,
     json_flag,
     limited_moves,
@@ -121,7 +122,7 @@ def _memory_bytes(ctx: click.Context, param: click.Parameter, mib: int) -> int:
 
 
 memory_flag = click.option(
-    "--memory", type=click.IntRange(min=MIN_MEMORY_MIB), default=DEFAULT_MEMORY >> 20,
+    "--memory", type=WholeNumberRange(min=MIN_MEMORY_MIB), default=DEFAULT_MEMORY >> 20,
     show_default=True, metavar="MIB", callback=_memory_bytes,
     help="The search's tables may hold this many MiB (an estimate; the process needs some "
          "more). Once they are full no loss can be proven: the rollouts go on looking for "

@@ -254,10 +254,29 @@ class FiniteFloatRange(click.FloatRange):
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         """The number, in range and not NaN; a usage error naming the option otherwise."""
+        _refuse_other_digits(self, value, param, ctx)
         number = super().convert(value, param, ctx)
         if math.isnan(number):
             self.fail(f"{excerpt(value)} is not a number", param, ctx)
         return number
+
+
+class WholeNumberRange(click.IntRange):
+    """:class:`click.IntRange` of ASCII digits only, as game numbers are: Python reads
+    ``١٠٠`` (Arabic-Indic digits) as 100, which a user did not type as such."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        """The whole number, in range; a usage error naming the option otherwise."""
+        _refuse_other_digits(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _refuse_other_digits(kind: click.ParamType[Any], value: Any, param: click.Parameter | None,
+                         ctx: click.Context | None) -> None:
+    """A usage error for a number typed with characters other than ASCII ones."""
+    if isinstance(value, str) and not value.isascii():
+        kind.fail(f"{excerpt(value)} is not a number written in ASCII digits", param, ctx)
 
 
 def load_catalogue(ctx: click.Context) -> Catalogue:

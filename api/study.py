@@ -32,6 +32,7 @@ import concurrent.futures
 import concurrent.futures.process
 import functools
 import multiprocessing
+import os
 import signal
 import sys
 import threading
@@ -46,6 +47,7 @@ import click
 from gapgrid import plugins
 from gapgrid.api.cli_support import (
     SetupError,
+    WholeNumberRange,
     load_catalogue,
     option_flag,
     parse_option_pairs,
@@ -72,6 +74,7 @@ from gapgrid.api.services.study import (
     upgrade_study_file,
 )
 from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
+from gapgrid.api.text import plural
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
@@ -178,7 +181,7 @@ def process_runner(stack: ExitStack, workers: int) -> Runner:
     """
     others = set(multiprocessing.active_children())  # not ours to kill (a caller's own)
     executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, initializer=ignore_stop_signals))
+        max_workers=workers, initializer=ignore_stop_signals, initargs=(os.getpid(),)))
     stack.callback(executor.shutdown, wait=True, cancel_futures=True)
 
     def kill_workers() -> None:
@@ -373,20 +376,20 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.command("study")
 @click.argument("variant")
 @option_flag
-@click.option("--deals", type=int, default=200, show_default=True,
+@click.option("--deals", type=WholeNumberRange(), default=200, show_default=True,
               help="How many game numbers to solve per variant.")
-@click.option("--first-deal", type=int, default=1, show_default=True,
+@click.option("--first-deal", type=WholeNumberRange(), default=1, show_default=True,
               help="The first PySolFC game number.")
 @click.option("--budget", type=float, default=DEFAULT_BUDGET_SECONDS, show_default=True,
               metavar="SECONDS",
               help=f"Solver time per deal, at most {MAX_BUDGET_SECONDS:g} s; past it a deal "
                    f"is unknown.")
-@click.option("--max-positions", type=click.IntRange(min=1), default=None, metavar="P",
+@click.option("--max-positions", type=WholeNumberRange(min=1), default=None, metavar="P",
               help="Also stop a deal after P positions: a budget that gives the same "
                    "verdicts on any machine.")
-@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
+@click.option("--workers", type=WholeNumberRange(1, MAX_WORKERS), default=1, show_default=True,
               help="Processes solving deals on this machine.")
-@click.option("--memory", "memory_mib", type=click.IntRange(min=MIN_MEMORY_MIB),
+@click.option("--memory", "memory_mib", type=WholeNumberRange(min=MIN_MEMORY_MIB),
               default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",
               help="Each deal's search tables may hold this many MiB (an estimate; the "
                    "process needs some more). Once they are full the deal can still be won, "
@@ -493,8 +496,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     left_out = ""
     if skipped:
         files = ", ".join(sorted({str(decided[key]) for key in skipped}))
-        left_out = (f"gapgrid: {len(skipped)} of the {len(slugs) * deals} deals are decided "
-                    f"in {files}: left out")
+        left_out = (f"gapgrid: {len(skipped)} of the {plural(len(slugs) * deals, 'deal')} "
+                    f"{_are(len(skipped))} decided in {files}: left out")
     total = len(slugs) * deals - len(skipped)
     if total == 0:
         click.echo(f"{left_out}: nothing was left to solve", err=True)
@@ -521,8 +524,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                           if key[0] in chosen_slugs and key[1] == settings.options
                           and key[2] in numbers and key not in decided)
             if done:
-                click.echo(f"gapgrid: resuming {path}: {already} of the {total} deals are "
-                           f"done", err=True)
+                click.echo(f"gapgrid: resuming {path}: {already} of the "
+                           f"{plural(total, 'deal')} {_are(already)} done", err=True)
             elif resume:  # a mistyped --out would start over unsaid
                 click.echo(f"gapgrid: {path} holds no deal yet: the study starts from its "
                            f"first", err=True)
@@ -606,6 +609,11 @@ def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
         ctx.exit(stop.exit_status)
 
 
+def _are(count: int) -> str:
+    """The verb after "N of the ...": ``1 of the 6 deals is``, ``2 of the 6 deals are``."""
+    return "is" if count == 1 else "are"
+
+
 def _budgets_text(budgets: Iterable[StudySettings]) -> str:
     """Distinct budgets in words, smallest first: ``10 s; 60 s or 5,000 positions``."""
     return "; ".join(each.budget_text() for each in sorted(set(budgets), key=budget_order))
@@ -662,8 +670,9 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                        if settings.exceeds(before) or key in refill)
         if skipped:
             files = sorted({str(decided[key]) for key in skipped})
-            click.echo(f"gapgrid: {len(skipped)} of the {len(skipped) + len(unknown)} unknown "
-                       f"deals of {path} are decided in {', '.join(files)}: left out",
+            click.echo(f"gapgrid: {len(skipped)} of the "
+                       f"{plural(len(skipped) + len(unknown), 'unknown deal')} of {path} "
+                       f"{_are(len(skipped))} decided in {', '.join(files)}: left out",
                        err=True)
         same = [key for key, before in unknown.items() if before == settings]
         if not retry and len(same) < len(unknown):
@@ -688,7 +697,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         if found.before_memory:
             handle = _upgrade_held(handle, path, settings, slugs, retry=True)
         again = f"; {len(refill)} filled their tables" if refill else ""
-        click.echo(f"gapgrid: retrying {len(retry)} unknown deals of {path} at "
+        click.echo(f"gapgrid: retrying {plural(len(retry), 'unknown deal')} of {path} at "
                    f"{settings.budget_text()} (they had "
                    f"{_budgets_text(unknown[key] for key in retry)}{again})", err=True)
         tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,

@@ -91,33 +91,36 @@ def stop_signals() -> Iterator[Stop]:
                 signal.signal(number, signal.SIG_DFL if handler is None else handler)
 
 
-def ignore_stop_signals() -> None:
+def ignore_stop_signals(command: int | None = None) -> None:
     """In a worker process: leave stopping to the command, which kills its workers when it
     stops (a worker stopped by a signal sent to the whole group would print a traceback);
-    and die with the process that started it (:func:`die_with_parent`)."""
+    and die with the command, whose process id is ``command`` (:func:`die_with`)."""
     for number in STOP_SIGNALS:
         signal.signal(number, signal.SIG_IGN)
-    die_with_parent()
+    die_with(command)
 
 
 PR_SET_PDEATHSIG: Final = 1
 """Linux's ``prctl`` option: the signal a process gets when its parent dies."""
 
 
-def die_with_parent() -> None:
+def die_with(command: int | None) -> None:
     """Make this worker process die when the process that started it does, however that
-    ends.
+    ends; end it at once if the command, ``command`` (None: not known), is gone already.
 
     The workers ignore the stop signals, so a command killed outright
     (SIGKILL, the out-of-memory killer) left them behind for good, each
     waiting for work that never comes. Linux sends a chosen signal to a
     process whose parent dies, if it asks (``prctl``); elsewhere nothing
-    changes. A parent that dies while the request is being made (the worker
-    then has another one) ends the worker at once.
+    changes. A command killed before its worker asked has left the worker
+    with another parent: started by ``fork`` or ``spawn``, the worker's
+    parent is the command itself (with ``forkserver``, the server, which
+    ends with the command).
     """
     if not sys.platform.startswith("linux"):
         return
     import ctypes
+    import multiprocessing
 
     parent = os.getppid()
     try:
@@ -125,5 +128,7 @@ def die_with_parent() -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # no prctl to be had: as before
         return
-    if os.getppid() != parent:
+    forked_by_command = multiprocessing.get_start_method(allow_none=True) != "forkserver"
+    if os.getppid() != parent or (command is not None and forked_by_command
+                                  and parent != command):
         os._exit(1)

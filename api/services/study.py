@@ -29,6 +29,7 @@ from typing import BinaryIO, Final
 import attrs
 
 from gapgrid.api.reading import open_to_read
+from gapgrid.api.text import plural
 from gapgrid.core.dealnumber import MAX_NUMBER
 from gapgrid.core.notation import MAX_SLOT_DIGITS, UNDO, NotationError, parse_action
 
@@ -695,7 +696,7 @@ class Summary:
 
         median = ("-" if self.median_seconds is None else f"{self.median_seconds:.2f} s")
         lines = [
-            f"{self.label}: {self.deals} deals (game numbers {self.first_deal} to "
+            f"{self.label}: {plural(self.deals, 'deal')} (game numbers {self.first_deal} to "
             f"{self.last_deal}), solver {self.solver_version}, budget {self.budget_text()}",
             f"  won {self.won}, lost {self.lost}, unknown {self.unknown} "
             f"({self.unknown / self.deals:.1%} of the deals); median time to a decision "

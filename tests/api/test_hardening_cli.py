@@ -281,6 +281,25 @@ def test_db_upgrade_finds_damaged_pages_it_has_no_need_to_read(
     assert database.read_bytes() == before  # nothing written to it: damage can spread
 
 
+@pytest.mark.parametrize("args", [
+    ("solve", "montana", "1", "--budget", "\u0661"),
+    ("hint", "montana", "1", "--memory", "\u0661\u0660\u0660"),
+    ("study", "line-up", "--deals", "\u0661"),
+    ("study", "line-up", "--first-deal", "\uff11"),
+    ("puzzles", "prepare", "--days", "\u0967"),
+    ("serve", "--port", "\u0668\u0660\u0660\u0660"),
+])
+def test_numbers_in_other_scripts_digits_are_refused(
+        clean_environment: Path, args: tuple[str, ...]) -> None:
+    """Python reads Arabic-Indic, fullwidth or Devanagari digits as numbers; a budget, a
+    memory, a deal count or a port typed so was taken as one. Game numbers refuse them
+    already: so does every number option now (exit 2, nothing made)."""
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert "is not a number written in ASCII digits" in result.stderr
+    assert list(clean_environment.iterdir()) == []
+
+
 @pytest.mark.parametrize(("first", "days", "words"), [
     ("2025-12-31", "1", "puzzles start on 2026-01-01 (GAPGRID_FIRST_DAY)"),
     ("0001-01-01", "1", "puzzles start on 2026-01-01"),

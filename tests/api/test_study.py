@@ -352,7 +352,7 @@ def test_all_solves_every_variant_and_preset(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     slugs = plugins.load_catalogue().slugs()
     assert [row["variant"] for row in rows_of(out)] == sorted(slugs)
-    assert result.stdout.count(" deals (game numbers 1 to 1)") == len(slugs)
+    assert result.stdout.count(" 1 deal (game numbers 1 to 1)") == len(slugs)
 
 
 def test_rows_round_trip_and_partial_lines_are_ignored(tmp_path: Path) -> None:
@@ -512,13 +512,13 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     assert result.exit_code == 0, result.output
     assert f"5 of the 6 deals are decided in {reference}: left out\n" in result.stderr
     assert "the summary above is of the 1 others only" in result.stderr
-    assert "1 deals (game numbers 2 to 2)" in result.stdout
+    assert "1 deal (game numbers 2 to 2)" in result.stdout
     assert sorted(solved) == undecided
     assert [int(row["game_number"]) for row in rows_of(out)] == undecided
     solved.clear()
     result = run("study", *args, "--resume")
     assert result.exit_code == 0 and solved == []
-    assert f"resuming {out}: 1 of the 1 deals are done" in result.stderr
+    assert f"resuming {out}: 1 of the 1 deal is done" in result.stderr
 
 
 def test_a_study_whose_deals_are_all_decided_elsewhere_says_so(tmp_path: Path) -> None:
@@ -1197,7 +1197,8 @@ def test_a_retry_takes_memory_and_retries_deals_whose_tables_filled(tmp_path: Pa
         assert rows_of(out) == [row]
     result = run("study", *same_budget, "--memory", "1024")
     assert result.exit_code == 0, result.output
-    assert "retrying 1 unknown deals" in result.stderr and "1 filled their tables" in result.stderr
+    assert "retrying 1 unknown deal of" in result.stderr
+    assert "1 filled their tables" in result.stderr
     (again,) = rows_of(out)
     assert (again["verdict"], again["stopped_by"], again["budget_memory_mib"]) == (
         "unknown", "positions", "1024")
@@ -1280,7 +1281,7 @@ def test_a_row_from_before_the_memory_column_stopped_by_memory_is_retried_with_m
     result = run("study", *MEMORY_DEAL, "--max-positions", "20000", "--retry-unknown",
                  "--memory", "2", "--out", old)
     assert result.exit_code == 0, result.output
-    assert "retrying 1 unknown deals" in result.stderr
+    assert "retrying 1 unknown deal of" in result.stderr
     (row,) = rows_of(old)
     assert row["budget_memory_mib"] == "2"
 
