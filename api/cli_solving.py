@@ -280,7 +280,8 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
                        f"{'' if remaining == 1 else 's'} to win, this one included; "
                        f"{_effort(document)}).")
         elif verdict == "lost":
-            click.echo(f"Lost: no line wins from here; undo some moves ({_effort(document)}).")
+            advice = "undo some moves" if document["moves_applied"] else "the deal cannot be won"
+            click.echo(f"Lost: no line wins from here; {advice} ({_effort(document)}).")
         elif verdict == "unknown":
             click.echo(f"No win found within the budget ({_effort(document)}).")
     if not position.result.ok:

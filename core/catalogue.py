@@ -336,6 +336,17 @@ def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> 
                                     f"{type(error).__name__}: {error}") from None
 
 
+def installed_plugin_names(group: str = hookspecs.PROJECT_NAME) -> set[str]:
+    """The names a third-party plugin may be disabled by: its entry point's, and its
+    distribution's."""
+    names = set()
+    for entry_point in importlib.metadata.entry_points(group=group):
+        names.add(entry_point.name)
+        if entry_point.dist is not None:
+            names.add(entry_point.dist.name)
+    return names
+
+
 def discover_entry_points(group: str = hookspecs.PROJECT_NAME,
                           disabled: Iterable[str] = ()
                           ) -> tuple[list[LoadedPlugin], list[PluginProblem]]:

@@ -8,6 +8,7 @@ before the presets that use them, a variant after the one it builds on.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from gapgrid.core.catalogue import (
     PluginProblem,
     build_catalogue,
     discover_entry_points,
+    installed_plugin_names,
 )
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -60,4 +62,16 @@ def load_catalogue(*, entry_points: bool = True,
     if entry_points:
         found, problems = discover_entry_points(disabled=blocked)
         plugins += found
+        # a name that disables nothing is most likely a typo (line-up for line_up)
+        known = set(BUILTIN_PLUGINS) | installed_plugin_names()
+        problems += [_unknown_name(name, known) for name in sorted(blocked - known)]
     return build_catalogue(plugins, problems)
+
+
+def _unknown_name(name: str, known: set[str]) -> PluginProblem:
+    """What to say of a name in GAPGRID_DISABLE_PLUGINS that disables nothing: the names it
+    is near, if any (plugin names use underscores where game names use hyphens)."""
+    near = difflib.get_close_matches(name.replace("-", "_"), sorted(known), n=3)
+    guess = f"; did you mean {' or '.join(repr(each) for each in near)}?" if near else ""
+    return PluginProblem(name, f"{DISABLE_VARIABLE} names it, but no plugin or distribution "
+                               f"has that name{guess}")

@@ -214,6 +214,13 @@ def test_the_moves_given_are_capped_by_gapgrid_max_moves(
     assert code != 2, err
 
 
+def test_a_hint_on_a_deal_lost_from_the_start_does_not_say_undo() -> None:
+    """With no move played there is nothing to undo: the hint says the deal cannot be won."""
+    variant, number, options = LOST_QUICKLY
+    code, out, _ = run("hint", variant, number, *options)
+    assert code == 0 and "Lost: no line wins from here; the deal cannot be won (" in out, out
+
+
 def test_an_exhausted_budget_is_unknown_and_still_exit_0() -> None:
     """Single-round Montana game 3 is not decided in a fifth of a second (nor in 10 s by
     solver 3): unknown, stopped by seconds."""

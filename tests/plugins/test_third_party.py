@@ -71,6 +71,20 @@ def test_disabled_third_party_plugin_is_not_loaded(monkeypatch: pytest.MonkeyPat
     assert "diagonal-gaps" not in plugins.load_catalogue().variants
 
 
+def test_a_name_that_disables_nothing_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name in GAPGRID_DISABLE_PLUGINS that no plugin, entry point or distribution has
+    (a game's name where the plugin's is meant, a typo) is reported, with the names it is
+    near: it was ignored without a word, and the game it meant stayed loaded."""
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "line-up, jungle, nothing-like-it")
+    catalogue = plugins.load_catalogue()
+    assert "line-up" in catalogue.variants and "jungle" not in catalogue.variants
+    reasons = {problem.plugin: problem.reason for problem in catalogue.problems}
+    assert reasons["line-up"] == ("GAPGRID_DISABLE_PLUGINS names it, but no plugin or "
+                                  "distribution has that name; did you mean 'line_up'?")
+    assert reasons["nothing-like-it"].endswith("no plugin or distribution has that name")
+    assert "jungle" not in reasons
+
+
 def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An import failure and a duplicate slug are each reported by plugin name and reason."""
