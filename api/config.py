@@ -306,7 +306,8 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not text:
         return default
     if not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) == 0:
-        raise ConfigError(f"{name} must be a positive whole number, not {text[:40]!r}")
+        raise ConfigError(f"{name} must be a whole number from 1 to {10 ** 12 - 1:,}, not "
+                          f"{text[:40]!r}")
     return int(text)
 
 

@@ -88,6 +88,15 @@ def test_bad_server_settings_are_refused_by_name(variable: str, value: str) -> N
         Settings.from_environment({variable: value, "GAPGRID_SECRET_KEY": "s"})
 
 
+@pytest.mark.parametrize("value", ["0", "99999999999999999999999", "\u0661\u0662", "-5"])
+def test_a_count_setting_says_which_numbers_it_takes(value: str) -> None:
+    """A whole number past the 12 digits read was told it was not a positive whole number:
+    the message gives the range instead."""
+    with pytest.raises(ConfigError, match=r"GAPGRID_MAX_MOVES must be a whole number from 1 to "
+                                          r"999,999,999,999, not "):
+        Settings.from_environment({"GAPGRID_MAX_MOVES": value, "GAPGRID_SECRET_KEY": "s"})
+
+
 def test_server_settings_are_read() -> None:
     """Origins, limits (or off), timeouts and the proxy are read as written."""
     settings = Settings.from_environment({
