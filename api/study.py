@@ -271,6 +271,10 @@ def _connect(client_class: Any, address: str) -> Any:
 def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]) -> list[str]:
     """The slugs the study solves, each checked with ``options``; a usage error if not."""
     slugs = catalogue.slugs() if variant == "all" else [games.find_entry(catalogue, variant).slug]
+    if not slugs:
+        raise click.BadParameter("no variant is loaded (GAPGRID_DISABLE_PLUGINS, or plugins "
+                                 "that failed, said above): there is nothing to study",
+                                 param_hint="VARIANT")
     for slug in slugs:
         games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
     return slugs

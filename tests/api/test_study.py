@@ -300,6 +300,20 @@ def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path, content: st
     assert len(rows_of(out)) == 6
 
 
+def test_study_all_with_no_variant_loaded_says_so(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plugin disabled, `study all` has nothing to study: a usage error saying why (it
+    printed ": nothing was left to solve" and exit 0), and no file."""
+    from gapgrid.core.catalogue import installed_plugin_names
+
+    every = [*plugins.BUILTIN_PLUGINS, *installed_plugin_names()]
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", ",".join(every))
+    result = run("study", "all", "--deals", "1", "--out", tmp_path / "all.csv")
+    assert result.exit_code == 2, result.output
+    assert "no variant is loaded" in result.stderr
+    assert not (tmp_path / "all.csv").exists()
+
+
 def test_an_existing_file_needs_resume(reference: Path) -> None:
     """Without --resume an existing study file is not touched: exit 2, saying why."""
     before = reference.read_bytes()
