@@ -30,8 +30,10 @@ import attrs
 
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.text import plural
-from gapgrid.core.dealnumber import MAX_NUMBER
+from gapgrid.core.catalogue import Catalogue, OptionError, UnknownVariantError
+from gapgrid.core.dealnumber import MAX_NUMBER, parse_deal_number
 from gapgrid.core.notation import MAX_SLOT_DIGITS, UNDO, NotationError, parse_action
+from gapgrid.core.replay import replay
 
 COLUMNS_BEFORE_MEMORY: Final = ("variant", "options", "game_number", "verdict", "line_length",
                                 "positions", "seconds", "stopped_by", "solver_version",
@@ -248,6 +250,25 @@ def _csv_line(fields: list[str]) -> str:
 def options_text(options: Mapping[str, str]) -> str:
     """Rule options as a row records them: ``key=value`` pairs sorted by key, space-separated."""
     return " ".join(f"{key}={value}" for key, value in sorted(options.items()))
+
+
+def line_fault(catalogue: Catalogue, row: StudyRow) -> str | None:
+    """Why the line of a won ``row`` does not win its deal when replayed (None: it wins): a
+    row that says won without a winning line was not written by gapgrid, and a merge that
+    kept it would publish a win that is not one. A variant not loaded, or options it does
+    not take, are a reason too: the line cannot be checked."""
+    options = dict(pair.partition("=")[::2] for pair in row.options.split())
+    try:
+        rules = catalogue.rules(row.variant, options)
+        actions = [parse_action(text) for text in row.line.split()]
+    except (UnknownVariantError, OptionError) as error:
+        return f"its line cannot be checked: {error}"
+    except NotationError as error:
+        return f"its line is not one: {error}"
+    result = replay(rules, parse_deal_number(str(row.game_number)), actions)
+    if result.error is not None:
+        return f"action {result.applied + 1} of its line is refused: {result.error}"
+    return None if result.won else "its line ends before the game is won"
 
 
 # -- study files ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import pytest
@@ -20,15 +20,21 @@ from gapgrid.api.services.study import (
     summarise,
 )
 
+WON_LINES: Final = {row.game_number: row.line for row in iter_latest_rows(
+    Path(__file__).parents[2] / "data" / "study" / "merged" / "montana-redeals-0.csv")
+    if row.verdict == "won" and row.game_number <= 12}
+"""Lines that win single-round Gaps games 1, 2, 4 to 9, 11 and 12 (from the study data):
+a merge replays every won row's line."""
+
 
 def _row(number: int, verdict: str, version: str, budget: float = 10.0,
          variant: str = "montana", options: str = "redeals=0") -> StudyRow:
-    won = verdict == "won"
+    line = WON_LINES[number] if verdict == "won" else ""
     return StudyRow(variant=variant, options=options, game_number=number, verdict=verdict,
-                    line_length=2 if won else 0, positions=100, seconds=1.0,
+                    line_length=len(line.split()), positions=100, seconds=1.0,
                     stopped_by="" if verdict != "unknown" else "seconds",
                     solver_version=version, budget_seconds=budget, budget_positions=None,
-                    line="1-2 3-4" if won else "")
+                    line=line)
 
 
 def _study(path: Path, *rows: StudyRow) -> Path:
@@ -58,7 +64,7 @@ def test_each_deal_keeps_a_decided_row_else_the_largest_budget(tmp_path: Path) -
             for row in rows] == [(1, "won", "13", 10.0), (2, "won", "11", 10.0),
                                  (3, "unknown", "13", 60.0), (4, "lost", "11", 10.0),
                                  (5, "won", "13", 10.0)]
-    assert rows[0].line == "1-2 3-4"
+    assert rows[0].line == WON_LINES[1]
     (summary,) = summarise(rows)
     assert (summary.won, summary.lost, summary.unknown) == (3, 1, 1)
     # The summary names both solvers and counts 10 s rows as one budget, whichever wrote them.
@@ -88,7 +94,7 @@ def test_files_from_before_the_memory_column_merge_under_the_current_header(
     lines = out.read_text().splitlines()
     assert lines[0] + "\n" == HEADER_LINE
     assert [(row.game_number, row.verdict, row.budget_memory_mib, row.line)
-            for row in iter_latest_rows(out)] == [(1, "won", None, "1-2 3-4"),
+            for row in iter_latest_rows(out)] == [(1, "won", None, WON_LINES[1]),
                                                   (2, "lost", 6144, "")]
 
 
@@ -159,6 +165,24 @@ def test_a_file_a_study_is_writing_is_not_merged_into(tmp_path: Path) -> None:
     assert code == 2 and f"another gapgrid study is writing {out} now" in output, output
     assert out.read_bytes() == before
     assert _merge(out, out, other)[0] == 0  # once the study is over
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("1-2 3-4", "action 1 of its line is refused"),
+    ("7-29 43-21", "its line ends before the game is won"),
+])
+def test_a_won_row_whose_line_does_not_win_is_refused(
+        tmp_path: Path, line: str, words: str) -> None:
+    """A merge publishes wins: every won row's line is replayed, and one that does not win
+    (an edited file, a row not written by gapgrid) is refused by name, exit 2, nothing
+    written; it was kept, over a real win of another file."""
+    fake = _study(tmp_path / "fake.csv", attrs.evolve(
+        _row(1, "won", "13"), line=line, line_length=len(line.split())))
+    real = _study(tmp_path / "real.csv", _row(1, "won", "13"))
+    code, output = _merge(tmp_path / "out.csv", fake, real)
+    assert code == 2, output
+    assert f"game 1 of montana is won, but {words}" in " ".join(output.split()), output
+    assert not (tmp_path / "out.csv").exists()
 
 
 def test_a_deal_decided_twice_otherwise_in_one_file_is_refused(tmp_path: Path) -> None:
