@@ -274,8 +274,9 @@ class WholeNumberRange(click.IntRange):
 
 def _refuse_other_digits(kind: click.ParamType[Any], value: Any, param: click.Parameter | None,
                          ctx: click.Context | None) -> None:
-    """A usage error for a number typed with characters other than ASCII ones."""
-    if isinstance(value, str) and not value.isascii():
+    """A usage error for a number typed with characters other than ASCII ones, or with the
+    underscores Python reads between digits (``1_0`` is 10 to it, not to a user)."""
+    if isinstance(value, str) and not (value.isascii() and "_" not in value):
         kind.fail(f"{excerpt(value)} is not a number written in ASCII digits", param, ctx)
 
 

@@ -46,6 +46,7 @@ import click
 
 from gapgrid import plugins
 from gapgrid.api.cli_support import (
+    FiniteFloatRange,
     SetupError,
     WholeNumberRange,
     load_catalogue,
@@ -177,11 +178,17 @@ def process_runner(stack: ExitStack, workers: int) -> Runner:
 
     The workers ignore Ctrl-C and SIGTERM (:mod:`gapgrid.api.study_stop`): when
     the study stops early, it kills them, rather than wait for the deals they
-    are solving (up to the budget, an hour at most).
+    are solving (up to the budget, an hour at most). On Linux they are forked
+    by the command itself (Python 3.14 would start them from a fork server,
+    which outlives a command killed outright, and them with it), so that they
+    die with it (:func:`~gapgrid.api.study_stop.die_with`).
     """
     others = set(multiprocessing.active_children())  # not ours to kill (a caller's own)
+    context = (multiprocessing.get_context("fork") if sys.platform.startswith("linux")
+               else None)
     executor = stack.enter_context(concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, initializer=ignore_stop_signals, initargs=(os.getpid(),)))
+        max_workers=workers, mp_context=context, initializer=ignore_stop_signals,
+        initargs=(os.getpid(),)))
     stack.callback(executor.shutdown, wait=True, cancel_futures=True)
 
     def kill_workers() -> None:
@@ -221,7 +228,9 @@ def _check_dask_address(address: str) -> None:
         scheme, location = parse_address(address)
         registry.get_backend(scheme)  # an unknown scheme (http://, say)
         if scheme in ("tcp", "tls"):
-            parse_host_port(location)  # a host and a port, as the client wants them
+            _, port = parse_host_port(location)  # a host and a port, as the client wants them
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is not one (1 to 65535)")
     except ValueError as error:
         raise click.BadParameter(f"no Dask scheduler answers at {address}: {error}",
                                  param_hint="--dask") from None
@@ -363,7 +372,13 @@ def _upgrade_held(handle: BinaryIO, path: Path, settings: StudySettings,
 def _hold(handle: BinaryIO, path: Path) -> None:
     """Keep the study file to this command while it writes (:func:`hold`); a usage error,
     the file closed, when another command holds it."""
-    if not hold(handle, path):
+    try:
+        held = hold(handle, path)
+    except OSError as error:
+        handle.close()
+        raise click.BadParameter(f"cannot lock {path}: {error.strerror or error}",
+                                 param_hint="--out") from None
+    if not held:
         handle.close()
         raise click.BadParameter(f"another gapgrid study is writing {path} now: wait until it "
                                  f"ends, or choose another --out", param_hint="--out")
@@ -384,7 +399,8 @@ def _progress_bar(total: int, initial: int) -> Any:
               help="How many game numbers to solve per variant.")
 @click.option("--first-deal", type=WholeNumberRange(), default=1, show_default=True,
               help="The first PySolFC game number.")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET_SECONDS, show_default=True,
+@click.option("--budget", type=FiniteFloatRange(), default=DEFAULT_BUDGET_SECONDS,
+              show_default=True,
               metavar="SECONDS",
               help=f"Solver time per deal, at most {MAX_BUDGET_SECONDS:g} s; past it a deal "
                    f"is unknown.")
@@ -544,7 +560,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             _sort_held(path)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
         if left_out:  # the summary is of the deals left, not of the game
-            click.echo(f"{left_out}; the summary above is of the {total} others only: "
+            click.echo(f"{left_out}; the summary above is of the "
+                       f"{plural(total, 'other deal')} only: "
                        f"merge the files (python -m gapgrid.api.study_merge) for the "
                        f"game's figures", err=True)
 

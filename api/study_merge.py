@@ -37,8 +37,7 @@ from typing import BinaryIO
 import attrs
 import click
 
-from gapgrid import plugins
-from gapgrid.api.cli_support import EXIT_INTERRUPTED
+from gapgrid.api.cli_support import EXIT_INTERRUPTED, load_catalogue
 from gapgrid.api.services.study import (
     COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,
@@ -92,7 +91,7 @@ def latest_places(handle: BinaryIO, path: Path, source: int,
             fault = line_fault(catalogue, row)
             if fault is not None:
                 raise StudyFileError(f"{path}: game {row.game_number} of {row.variant} is "
-                                     f"won, but {fault}: not a row gapgrid wrote")
+                                     f"won, but {fault}")
         places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
                                  row.verdict, budget_order(row.settings))
         start = end
@@ -122,6 +121,7 @@ def merge(out: Path, paths: Sequence[Path], catalogue: Catalogue | None = None) 
     then the rows chosen), so a study that replaces an input meanwhile changes nothing read.
     """
     with ExitStack() as stack:
+        _hold_output(stack, out)  # first: a study must not write it while the inputs are read
         try:
             sources = [stack.enter_context(open_study_file(path)) for path in paths]
         except OSError as error:
@@ -136,7 +136,6 @@ def merge(out: Path, paths: Sequence[Path], catalogue: Catalogue | None = None) 
         # then written under the current header (upgraded_line) rather than copied.
         before_memory = [read_header(handle, path)[1] is COLUMNS_BEFORE_MEMORY
                          for handle, path in zip(sources, paths, strict=True)]
-        _hold_output(stack, out)
         _write(out, sources, before_memory, chosen)
     return len(chosen)
 
@@ -146,14 +145,21 @@ def _hold_output(stack: ExitStack, out: Path) -> None:
     merge has replaced it: merging into a file a study is writing would replace it under
     the study, whose later rows would go into the file replaced."""
     try:
-        handle = stack.enter_context(open_study_file(out))
+        with open_study_file(out):  # a regular file: a FIFO is never opened to write
+            pass
+        handle: BinaryIO
+        try:
+            handle = stack.enter_context(out.open("r+b"))  # NFS locks only files open so
+        except PermissionError:  # a file this user may not write, but may replace
+            handle = stack.enter_context(open_study_file(out))
+        held = hold(handle, out)
     except FileNotFoundError:
         return  # a new file: no study can be writing it
     except StudyFileError as error:
         raise OutputError(str(error)) from None
     except OSError as error:
-        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
-    if not hold(handle, out):
+        raise OutputError(f"cannot lock {out}: {error.strerror or error}") from None
+    if not held:
         raise OutputError(f"another gapgrid study is writing {out} now: wait until it ends, "
                           f"or merge into another file")
 
@@ -189,7 +195,7 @@ def main(ctx: click.Context, out: Path, inputs: Sequence[Path]) -> None:
     inputs disagree on a deal, 2 for an input or an OUT.csv that cannot be used, 130 after
     Ctrl-C; OUT.csv is then as it was."""
     try:
-        deals = merge(out, list(inputs), plugins.load_catalogue())
+        deals = merge(out, list(inputs), load_catalogue(ctx))
     except StudyFileError as error:
         raise click.BadParameter(str(error), param_hint="IN.csv") from None
     except OutputError as error:
@@ -197,7 +203,8 @@ def main(ctx: click.Context, out: Path, inputs: Sequence[Path]) -> None:
     except StudiesDisagree as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
-        click.echo("interrupted: OUT.csv is as it was", err=True)
+        click.echo("gapgrid: interrupted before OUT.csv was replaced: it is as it was",
+                   err=True)
         ctx.exit(EXIT_INTERRUPTED)
     click.echo(f"{out}: {plural(deals, 'deal')} from {plural(len(inputs), 'study', 'studies')}")
 

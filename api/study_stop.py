@@ -112,15 +112,13 @@ def die_with(command: int | None) -> None:
     (SIGKILL, the out-of-memory killer) left them behind for good, each
     waiting for work that never comes. Linux sends a chosen signal to a
     process whose parent dies, if it asks (``prctl``); elsewhere nothing
-    changes. A command killed before its worker asked has left the worker
-    with another parent: started by ``fork`` or ``spawn``, the worker's
-    parent is the command itself (with ``forkserver``, the server, which
-    ends with the command).
+    changes. On Linux the command forks its workers itself
+    (:func:`gapgrid.api.study.process_runner`), so a worker whose parent is
+    not the command was orphaned before it asked.
     """
     if not sys.platform.startswith("linux"):
         return
     import ctypes
-    import multiprocessing
 
     parent = os.getppid()
     try:
@@ -128,7 +126,5 @@ def die_with(command: int | None) -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # no prctl to be had: as before
         return
-    forked_by_command = multiprocessing.get_start_method(allow_none=True) != "forkserver"
-    if os.getppid() != parent or (command is not None and forked_by_command
-                                  and parent != command):
+    if os.getppid() != parent or (command is not None and parent != command):
         os._exit(1)

@@ -29,7 +29,7 @@ from typing import BinaryIO, Final
 import attrs
 
 from gapgrid.api.reading import open_to_read
-from gapgrid.api.text import plural
+from gapgrid.api.text import card_names, plural
 from gapgrid.core.catalogue import Catalogue, OptionError, UnknownVariantError
 from gapgrid.core.dealnumber import MAX_NUMBER, parse_deal_number
 from gapgrid.core.notation import MAX_SLOT_DIGITS, UNDO, NotationError, parse_action
@@ -262,12 +262,13 @@ def line_fault(catalogue: Catalogue, row: StudyRow) -> str | None:
         rules = catalogue.rules(row.variant, options)
         actions = [parse_action(text) for text in row.line.split()]
     except (UnknownVariantError, OptionError) as error:
-        return f"its line cannot be checked: {error}"
+        return f"its line cannot be checked here ({error}): is the variant's plugin loaded?"
     except NotationError as error:
         return f"its line is not one: {error}"
     result = replay(rules, parse_deal_number(str(row.game_number)), actions)
     if result.error is not None:
-        return f"action {result.applied + 1} of its line is refused: {result.error}"
+        return (f"action {result.applied + 1} of its line, {result.error.move}, is refused "
+                f"({card_names(result.error.reason)})")
     return None if result.won else "its line ends before the game is won"
 
 
@@ -582,15 +583,21 @@ def hold(handle: BinaryIO, path: Path) -> bool:
     it: whether that was done, False when another process holds it (a study appending to
     it), or when the file at ``path`` is no longer the one opened. Two commands writing one
     file, each replacing it by a sorted copy at its end, would lose each other's rows. The
-    hold lasts until ``handle`` is closed. (No such hold on Windows: always True there.)"""
+    hold lasts until ``handle`` is closed. (No such hold on Windows: always True there.)
+    Any other failure to lock (no locks on this file system) raises :class:`OSError`, for
+    what it is, rather than pass for another process's hold. ``handle`` should be open for
+    writing: an NFS server locks only such files."""
     if sys.platform == "win32":
         return True
     import fcntl
 
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:  # EWOULDBLOCK: another process holds it
+        return False
+    try:
         opened, now = os.fstat(handle.fileno()), os.stat(path)
-    except OSError:
+    except FileNotFoundError:  # taken away meanwhile
         return False
     # A study that ends (sorting) or starts (upgrading) replaces the file by another:
     # holding the one it replaced would write to a file no longer there.

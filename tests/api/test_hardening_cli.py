@@ -286,6 +286,8 @@ def test_db_upgrade_finds_damaged_pages_it_has_no_need_to_read(
     ("hint", "montana", "1", "--memory", "\u0661\u0660\u0660"),
     ("study", "line-up", "--deals", "\u0661"),
     ("study", "line-up", "--first-deal", "\uff11"),
+    ("study", "line-up", "--budget", "\u0661"),
+    ("study", "line-up", "--deals", "1_0"),
     ("puzzles", "prepare", "--days", "\u0967"),
     ("serve", "--port", "\u0668\u0660\u0660\u0660"),
 ])

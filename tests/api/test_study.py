@@ -525,7 +525,7 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     result = run("study", *args, "--skip-decided-in", reference)  # named twice: said once
     assert result.exit_code == 0, result.output
     assert f"5 of the 6 deals are decided in {reference}: left out\n" in result.stderr
-    assert "the summary above is of the 1 others only" in result.stderr
+    assert "the summary above is of the 1 other deal only" in result.stderr
     assert "1 deal (game numbers 2 to 2)" in result.stdout
     assert sorted(solved) == undecided
     assert [int(row["game_number"]) for row in rows_of(out)] == undecided
@@ -804,7 +804,8 @@ def test_a_server_that_is_no_scheduler_is_a_usage_error_in_bounded_time(
     assert not out.exists()
 
 
-@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8786", "tcp://:::", ""])
+@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8786", "tcp://:::", "",
+                                     "tcp://127.0.0.1:99999"])
 def test_a_malformed_dask_address_is_a_usage_error(tmp_path: Path, address: str) -> None:
     """An address dask cannot parse is refused naming --dask (it was an internal error), at
     once: the command ends without the 20 s and the traceback of a client left half made."""
