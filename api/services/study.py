@@ -561,8 +561,7 @@ def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> None:
     left as it is."""
     path = Path(os.path.realpath(path))
     if os.path.lexists(path) and not path.is_file():
-        raise StudyFileError(f"{path} is not a regular file: a study file is a CSV file on "
-                             f"disk, and it is not replaced")
+        raise StudyFileError(f"{path} is not a regular file: it is not replaced")
     mode = _mode_for(path)
     # a short name of its own: the file's name and more might pass the system's limit
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".gapgrid-", suffix=".tmp")
