@@ -17,9 +17,9 @@ before rows recorded the memory cap gets the current header's empty
 
 Two inputs that disagree (a deal won in one and lost in the other) mean a
 solver is wrong: nothing is written, and the command fails naming the deal
-and the files. Every won row's line is replayed on the way (the 823 won
-rows of single-round Gaps in a third of a second): a row that says won
-with a line that does not win is refused, naming it. A lost row cannot be
+and the files. The line of each won row kept is replayed before anything is
+written (the 823 won rows of single-round Gaps in a third of a second): a
+row that says won with a line that does not win is refused, naming it. A lost row cannot be
 checked so, and is taken as the file says. The output is sorted like a
 study file and replaces ``OUT`` atomically, so it may be one of the inputs.
 Memory: the rows themselves are copied from the files; each deal of each
@@ -48,6 +48,7 @@ from gapgrid.api.services.study import (
     open_study_file,
     read_header,
     replace_atomically,
+    row_of_line,
     rows_of,
     upgraded_line,
 )
@@ -79,19 +80,11 @@ class OutputError(ValueError):
     """The merged file could not be written."""
 
 
-def latest_places(handle: BinaryIO, path: Path, source: int,
-                  catalogue: Catalogue | None = None) -> dict[DealKey, _Place]:
-    """The place of each deal's latest row in the study file ``handle`` (at ``path``); with
-    a ``catalogue``, each won row's line is replayed first (:func:`line_fault`), and a
-    line that does not win is a :class:`StudyFileError`."""
+def latest_places(handle: BinaryIO, path: Path, source: int) -> dict[DealKey, _Place]:
+    """The place of each deal's latest row in the study file ``handle`` (at ``path``)."""
     places: dict[DealKey, _Place] = {}
     start, _ = read_header(handle, path)
     for end, row in rows_of(handle, path):
-        if catalogue is not None and row.verdict == "won":
-            fault = line_fault(catalogue, row)
-            if fault is not None:
-                raise StudyFileError(f"{path}: game {row.game_number} of {row.variant} is "
-                                     f"won, but {fault}")
         places[row.key] = _Place(source, start, end - start, row.verdict != "unknown",
                                  row.verdict, budget_order(row.settings))
         start = end
@@ -129,15 +122,37 @@ def merge(out: Path, paths: Sequence[Path], catalogue: Catalogue | None = None) 
                                  f"{error.strerror or error}") from None
         chosen: dict[DealKey, _Place] = {}
         for source, (handle, path) in enumerate(zip(sources, paths, strict=True)):
-            for key, place in latest_places(handle, path, source, catalogue).items():
+            for key, place in latest_places(handle, path, source).items():
                 kept = chosen.get(key)
                 chosen[key] = place if kept is None else better(kept, place, paths, key)
+        if catalogue is not None:
+            _check_won_lines(catalogue, sources, paths, chosen)
         # Whether each input was written before rows recorded the memory cap: its rows are
         # then written under the current header (upgraded_line) rather than copied.
         before_memory = [read_header(handle, path)[1] is COLUMNS_BEFORE_MEMORY
                          for handle, path in zip(sources, paths, strict=True)]
         _write(out, sources, before_memory, chosen)
     return len(chosen)
+
+
+def _check_won_lines(catalogue: Catalogue, sources: Sequence[BinaryIO],
+                     paths: Sequence[Path], chosen: dict[DealKey, _Place]) -> None:
+    """Replay the line of each won row the merge keeps (:func:`line_fault`), once a deal
+    however many inputs won it; a line that does not win is a :class:`StudyFileError`
+    naming its file, before anything is written."""
+    columns = [read_header(handle, path)[1] for handle, path in zip(sources, paths, strict=True)]
+    for key in sorted(chosen):
+        place = chosen[key]
+        if place.verdict != "won":
+            continue
+        handle, path, header = sources[place.source], paths[place.source], columns[place.source]
+        assert header is not None  # the file had rows, so a whole header
+        handle.seek(place.start)
+        row = row_of_line(handle.read(place.length), header)
+        fault = line_fault(catalogue, row)
+        if fault is not None:
+            raise StudyFileError(f"{path}: game {row.game_number} of {row.variant} is won, "
+                                 f"but {fault}")
 
 
 def _hold_output(stack: ExitStack, out: Path) -> None:

@@ -125,6 +125,7 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
     image = io.BytesIO()  # drawn whole before the file is touched
     figure.savefig(image, dpi=110, format=out.suffix.lower().lstrip("."))
     pyplot.close(figure)
+
     def write(written: BinaryIO) -> None:
         written.write(image.getvalue())
 

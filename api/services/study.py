@@ -31,7 +31,7 @@ import attrs
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.text import card_names, plural
 from gapgrid.core.catalogue import Catalogue, OptionError, UnknownVariantError
-from gapgrid.core.dealnumber import MAX_NUMBER, parse_deal_number
+from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.notation import MAX_SLOT_DIGITS, UNDO, NotationError, parse_action
 from gapgrid.core.replay import replay
 
@@ -257,7 +257,7 @@ def line_fault(catalogue: Catalogue, row: StudyRow) -> str | None:
     row that says won without a winning line was not written by gapgrid, and a merge that
     kept it would publish a win that is not one. A variant not loaded, or options it does
     not take, are a reason too: the line cannot be checked."""
-    options = dict(pair.partition("=")[::2] for pair in row.options.split())
+    options = dict(pair.partition("=")[::2] for pair in row.options.split())  # options_text's
     try:
         rules = catalogue.rules(row.variant, options)
         actions = [parse_action(text) for text in row.line.split()]
@@ -265,7 +265,7 @@ def line_fault(catalogue: Catalogue, row: StudyRow) -> str | None:
         return f"its line cannot be checked here ({error}): is the variant's plugin loaded?"
     except NotationError as error:
         return f"its line is not one: {error}"
-    result = replay(rules, parse_deal_number(str(row.game_number)), actions)
+    result = replay(rules, DealNumber(row.game_number), actions)
     if result.error is not None:
         return (f"action {result.applied + 1} of its line, {result.error.move}, is refused "
                 f"({card_names(result.error.reason)})")
@@ -343,13 +343,18 @@ def rows_of(handle: BinaryIO, path: Path) -> Iterator[tuple[int, StudyRow]]:
             return
         offset += len(raw)
         try:
-            fields = next(csv.reader([raw.decode("utf-8")]))
-            row = StudyRow.from_fields(fields, columns)
+            row = row_of_line(raw, columns)
         except (UnicodeDecodeError, csv.Error, StudyFileError, StopIteration) as error:
             raise StudyFileError(f"{path}, line {number}: {error}{_mixed(columns, raw)}"
                                  ) from None
         _check_verdict_kept(decided, row, path, number)
         yield offset, row
+
+
+def row_of_line(raw: bytes, columns: tuple[str, ...]) -> StudyRow:
+    """The row a whole line of a study file holds, under the header's ``columns``; raises
+    what reading it meets (:func:`rows_of` says where)."""
+    return StudyRow.from_fields(next(csv.reader([raw.decode("utf-8")])), columns)
 
 
 def _check_verdict_kept(decided: dict[tuple[str, str, int], str], row: StudyRow, path: Path,
