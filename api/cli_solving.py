@@ -10,10 +10,11 @@
 
 Exit status 0 whenever a search ran, whatever it found; 1 when a move was
 refused (no search runs: the answer says which move, as ``gapgrid verify``
-does); 2 for a usage error. On a terminal a search that lasts shows a live
-progress line on standard error, rewritten in place and erased at the end;
-never with ``--json``, and never when either output is not a terminal, so
-nothing of it reaches a pipe or a log.
+does); 2 for a usage error; 130 after Ctrl-C and 143 after SIGTERM, which stop a
+search with a line on standard error (and a JSON document under ``--json``). On a
+terminal a search that lasts shows a live progress line on standard error, rewritten
+in place and erased at the end; never with ``--json``, and never when either output
+is not a terminal, so nothing of it reaches a pipe or a log.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from gapgrid.api.cli_support import (
     load_catalogue,
     option_flag,
     parse_option_pairs,
+    terminate_as_interrupt,
 )
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.reading import open_to_read
@@ -216,8 +218,9 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
         position = _position(ctx, arguments, options, layout)
         line = progress_line(as_json)
         try:
-            solved = solving.solve_position(position, seconds=budget, memory=memory,
-                                            progress=line)
+            with terminate_as_interrupt():
+                solved = solving.solve_position(position, seconds=budget, memory=memory,
+                                                progress=line)
         finally:
             line.close()
     except ServiceError as error:
@@ -261,7 +264,8 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
                                     options=parse_option_pairs(options))
         line = progress_line(as_json)
         try:
-            hinted = solving.hint(position, seconds=budget, memory=memory, progress=line)
+            with terminate_as_interrupt():
+                hinted = solving.hint(position, seconds=budget, memory=memory, progress=line)
         finally:
             line.close()
     except ServiceError as error:

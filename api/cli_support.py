@@ -13,9 +13,11 @@ import os
 import select
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any, Final
 
 import click
@@ -41,6 +43,9 @@ EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
 """Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
 which says a move was refused)."""
+EXIT_TERMINATED: Final = 128 + signal.SIGTERM
+"""SIGTERM (``kill``, a service manager, ``timeout``) during a search: 143, as a shell
+reports a command the signal ended."""
 EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """The reader of standard output went away (``| head -1``): what a shell reports for a
 command SIGPIPE stopped, neither a refused move (1) nor a usage error (2)."""
@@ -151,14 +156,17 @@ class GapgridGroup(click.Group):
                 if error.fault is Fault.BUSY:  # another process's work, not the arguments
                     raise SetupError(error.message) from None
                 raise usage_error(error) from None
-            except KeyboardInterrupt:
-                click.echo("\ngapgrid: interrupted", err=True)
+            except KeyboardInterrupt as interruption:
+                terminated = isinstance(interruption, Terminated)
+                click.echo("\ngapgrid: " + ("terminated" if terminated else "interrupted"),
+                           err=True)
                 if wants_json(ctx.meta.get("gapgrid.args", [])):
                     # a program reading standard output gets a document there, as for
                     # a usage error, not an empty stream
-                    echo_json({"error": {"kind": "interrupted",
-                                         "message": "interrupted (Ctrl-C) before an answer"}})
-                ctx.exit(EXIT_INTERRUPTED)
+                    cause = "terminated (SIGTERM)" if terminated else "interrupted (Ctrl-C)"
+                    echo_json({"error": {"kind": "terminated" if terminated else "interrupted",
+                                         "message": f"{cause} before an answer"}})
+                ctx.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
         except click.ClickException as error:
             # click declares message final, but its own messages quote arguments whole
             error.message = bounded(error.message)  # type: ignore[misc]
@@ -169,6 +177,36 @@ class GapgridGroup(click.Group):
                     error, JsonSetupError):
                 raise JsonSetupError(error.message) from None
             raise
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a search (:func:`terminate_as_interrupt`): it unwinds the search as
+    Ctrl-C does (the search re-raises it whole, :mod:`gapgrid.core.search`), and the command
+    says so and exits with 143."""
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """For as long as the block lasts, SIGTERM stops the command as Ctrl-C does, instead of
+    killing it where it stands: a program that ran ``gapgrid solve --json`` under a
+    ``timeout`` still finds a JSON document on standard output, and a terminal a line.
+
+    A SIGTERM this process ignores stays ignored; off the main thread (where Python lets no
+    code handle signals) nothing changes."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN):
+        yield
+        return
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        # None: a handler not installed from Python; the default is the nearest to it
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def stdout_reader_gone() -> bool:

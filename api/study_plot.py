@@ -37,14 +37,25 @@ def read_summaries(folder: Path) -> list[Summary]:
     if not files:
         raise click.BadParameter(f"{folder} holds no .csv file", param_hint="DIR")
     summaries = []
+    file_of_label: dict[str, Path] = {}
     for path in files:
         try:
-            summaries.extend(summarise(iter_latest_rows(path)))
+            found = summarise(iter_latest_rows(path))
         except StudyFileError as error:
             raise click.BadParameter(str(error), param_hint="DIR") from None
         except OSError as error:  # a folder named x.csv, a file not to be read, a dead link
             raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                      param_hint="DIR") from None
+        for summary in found:
+            # Two rows of one label would read as two studies of one game (a copy of a file
+            # made it so): one study of a variant and its options is one row
+            first = file_of_label.setdefault(summary.label, path)
+            if first != path:
+                raise click.BadParameter(
+                    f"{first.name} and {path.name} both hold {summary.label}: merge them "
+                    f"into one file (python -m gapgrid.api.study_merge OUT {first.name} "
+                    f"{path.name}) to plot them as one study", param_hint="DIR")
+        summaries.extend(found)
     return sorted(summaries, key=lambda summary: summary.label)
 
 

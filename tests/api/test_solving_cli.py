@@ -339,6 +339,27 @@ def test_ctrl_c_stops_a_search_with_its_own_exit_status(as_json: bool) -> None:
         assert stdout == ""
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_sigterm_stops_a_search_as_ctrl_c_does(command: str) -> None:
+    """``timeout``, ``kill`` or a service manager stopping a long search with SIGTERM: a
+    program reading ``--json`` output finds a document saying so (it found nothing: the
+    process died where it stood), one line on standard error, and exit status 143."""
+    process = subprocess.Popen(
+        [str(GAPGRID), command, "montana", "6", "--option", "redeals=0", "--budget", "60",
+         "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while _cpu_seconds(process.pid) < 2.0:  # start-up takes about 0.8 s: in the search by then
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    process.terminate()
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 143, stderr
+    assert stderr.strip() == "gapgrid: terminated"
+    assert json.loads(stdout)["error"] == {
+        "kind": "terminated", "message": "terminated (SIGTERM) before an answer"}
+
+
 def _ctrl_c_as_from_a_terminal() -> None:
     """In the child, before it runs: Ctrl-C's default action, which Python turns into its own
     handler at start-up."""
