@@ -557,7 +557,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      for slug, number in wanted
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
-            _sort_held(path)  # while the file is still held
+            _sort_held(path, stop)  # while the file is still held
         _finish(ctx, path, stop, " with --resume")
         if left_out:  # the summary is of the deals left, not of the game
             click.echo(f"{left_out}; the summary above is of the "
@@ -607,16 +607,21 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
         handle.flush()  # a row stopped between its write and its flush is kept for the sort
 
 
-def _sort_held(path: Path) -> None:
+def _sort_held(path: Path, stop: Stop) -> None:
     """Sort the study file this command holds (:func:`sort_study_file`); when that cannot be
     done (no room, no right to write in its folder), say so in one line: every row is in
-    the file all the same."""
+    the file all the same. That is exit status 2, but for a study a signal stopped: it
+    still ends with 128 plus the signal's number (:func:`_finish`), as a script waiting
+    for it is told."""
     try:
         sort_study_file(path)
     except (OSError, StudyFileError) as error:
         reason = str(error) if isinstance(error, StudyFileError) else error.strerror or error
-        raise SetupError(f"every row is in {path}, in the order the deals were solved, but "
-                         f"it could not be sorted: {reason}") from None
+        message = (f"every row is in {path}, in the order the deals were solved, but it "
+                   f"could not be sorted: {reason}")
+        if stop.signal is None:
+            raise SetupError(message) from None
+        click.echo(f"gapgrid: {message}", err=True)
 
 
 def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
@@ -729,5 +734,5 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         with ExitStack() as stack:
             runner = runner_for(stack, len(retry))  # a worker for each deal at most
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
-            _sort_held(path)  # while the file is still held
+            _sort_held(path, stop)  # while the file is still held
         _finish(ctx, path, stop, "")

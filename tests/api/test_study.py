@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import math
 import os
@@ -231,6 +232,37 @@ def test_an_interrupted_study_keeps_its_rows_and_resumes(tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert sorted(solved) == [4, 5, 6]
     assert [row["game_number"] for row in rows_of(out)] == ["1", "2", "3", "4", "5", "6"]
+
+
+@pytest.mark.parametrize("stopped", [False, True])
+def test_a_study_whose_file_cannot_be_sorted_says_so_and_keeps_its_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stopped: bool) -> None:
+    """The final sort fails (a full disk): one line saying every row is in the file, exit
+    status 2; but a study Ctrl-C stopped still exits 130 (it was 2), with its summary, so a
+    script waiting for it knows it was stopped and is to be resumed."""
+    real = study_module.solve_deal
+
+    def interrupted(task: study_module.DealTask) -> StudyRow:
+        if stopped and task.game_number == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    def no_room(path: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(study_module, "solve_deal", interrupted)
+    monkeypatch.setattr(study_module, "sort_study_file", no_room)
+    out = tmp_path / "s.csv"
+    result = run("study", *STUDY, "--out", out)
+    assert result.exit_code == (EXIT_INTERRUPTED if stopped else 2), result.output
+    message = " ".join(result.stderr.split())
+    assert (f"every row is in {out}, in the order the deals were solved, but it could not "
+            f"be sorted: No space left on device") in message, message
+    assert "Traceback" not in result.output
+    kept = [row["game_number"] for row in rows_of(out)]
+    assert kept == (["1", "2", "3"] if stopped else ["1", "2", "3", "4", "5", "6"])
+    if stopped:
+        assert "3 deals (game numbers 1 to 3)" in result.stdout and "--resume" in message
 
 
 def count_solved(monkeypatch: pytest.MonkeyPatch) -> list[int]:
