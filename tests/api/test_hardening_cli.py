@@ -542,6 +542,21 @@ def test_a_full_disk_is_said_not_reported_as_a_bug(args: tuple[str, ...]) -> Non
     assert done.stderr == "gapgrid: cannot write: No space left on device\n"
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize(("args", "status"), [(("solve", "nosuch", "1"), 2),
+                                              (("deal", "montana", "0"), 2),
+                                              (("variants",), 0)])
+def test_a_full_standard_error_keeps_the_exit_status(args: tuple[str, ...],
+                                                     status: int) -> None:
+    """Standard error on a full disk (``2>/dev/full``): a usage error is still exit 2 and a
+    command that needs no word there still succeeds (the usage error exited 1, a refused
+    move's status, once saying the disk was full failed too)."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([str(GAPGRID), *args], stdout=subprocess.PIPE, stderr=full,
+                              text=True, timeout=60, check=False)
+    assert done.returncode == status, done.stdout
+
+
 @pytest.mark.parametrize("args", [("variants",), ("moves", "montana", "3", "--json"),
                                   ("moves", "montana", "0", "--json"), ("--help",)])
 def test_a_reader_that_went_away_is_not_a_refused_move(args: tuple[str, ...]) -> None:
