@@ -38,7 +38,6 @@ the help.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import sys
 from collections.abc import Sequence
@@ -76,6 +75,7 @@ from gapgrid.api.cli_support import (
     read_saved_game,
     stdout_reader_gone,
     stop_writing_to_stdout,
+    tell,
     wants_json,
 )
 from gapgrid.api.pysolfc.cli import pysolfc
@@ -136,18 +136,10 @@ def run() -> None:
             _internal_error(error)
         # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).
         where = f" {error.filename}" if error.filename else ""
-        _tell(f"gapgrid: cannot write{where}: {error.strerror}")
+        tell(f"gapgrid: cannot write{where}: {error.strerror}")
         sys.exit(EXIT_ENVIRONMENT)
     except Exception as error:  # click handles usage errors itself; this is a bug
         _internal_error(error)
-
-
-def _tell(message: str) -> None:
-    """Say ``message`` on standard error, if it can be written: when the error being
-    reported is that standard error is full (``2>/dev/full``), the exit status is all
-    there is to say it (a second failure here exited 1, a refused move's status)."""
-    with contextlib.suppress(OSError):
-        click.echo(message, err=True)
 
 
 def _internal_error(error: Exception) -> NoReturn:
@@ -155,7 +147,7 @@ def _internal_error(error: Exception) -> NoReturn:
     message = bounded(f"{type(error).__name__}: {error}")
     if wants_json(sys.argv[1:]):
         echo_json({"error": {"kind": "internal", "message": message}})
-    _tell(f"gapgrid: internal error: {message}\n"
+    tell(f"gapgrid: internal error: {message}\n"
           f"gapgrid: please report it with the command that caused it")
     sys.exit(EXIT_INTERNAL_ERROR)
 

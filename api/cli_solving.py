@@ -40,12 +40,12 @@ from gapgrid.api.cli_support import (
     load_catalogue,
     option_flag,
     parse_option_pairs,
-    terminate_as_interrupt,
 )
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.study_stop import stop_signals
 from gapgrid.api.text import card_names, excerpt
 from gapgrid.core.search import DEFAULT_MEMORY, Progress
 
@@ -215,14 +215,17 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
     lead to: won (with a line of actions that wins), lost (no line wins), or unknown
     (the budget ran out)."""
     try:
-        position = _position(ctx, arguments, options, layout)
-        line = progress_line(as_json)
-        try:
-            with terminate_as_interrupt():
+        # From here to the answer, Ctrl-C and SIGTERM stop the command at once, and a second
+        # signal cannot cut short the saying so (api/study_stop.py)
+        with stop_signals(interruptible=True) as stop:
+            position = _position(ctx, arguments, options, layout)
+            line = progress_line(as_json)
+            try:
                 solved = solving.solve_position(position, seconds=budget, memory=memory,
                                                 progress=line)
-        finally:
-            line.close()
+            finally:
+                line.close()
+                stop.interruptible = False  # the answer is printed whole
     except ServiceError as error:
         raise _translate(error) from None
     document = solved.document
@@ -259,15 +262,16 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
     VARIANT, and how many actions the line has left; or that the position is lost; or that
     no win was found within the budget."""
     try:
-        position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,
-                                    moves=limited_moves(moves),
-                                    options=parse_option_pairs(options))
-        line = progress_line(as_json)
-        try:
-            with terminate_as_interrupt():
+        with stop_signals(interruptible=True) as stop:  # as for solve
+            position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,
+                                        moves=limited_moves(moves),
+                                        options=parse_option_pairs(options))
+            line = progress_line(as_json)
+            try:
                 hinted = solving.hint(position, seconds=budget, memory=memory, progress=line)
-        finally:
-            line.close()
+            finally:
+                line.close()
+                stop.interruptible = False
     except ServiceError as error:
         raise _translate(error) from None
     document = hinted.document

@@ -7,17 +7,16 @@ values the service layer takes, opening the puzzle service, and JSON output.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import math
 import os
 import select
 import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import IO, Any, Final
 
 import click
@@ -35,6 +34,7 @@ from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
+from gapgrid.api.study_stop import Terminated
 from gapgrid.api.text import bounded, excerpt, plugin_reason, plural
 from gapgrid.core.catalogue import Catalogue
 
@@ -158,8 +158,8 @@ class GapgridGroup(click.Group):
                 raise usage_error(error) from None
             except KeyboardInterrupt as interruption:
                 terminated = isinstance(interruption, Terminated)
-                click.echo("\ngapgrid: " + ("terminated" if terminated else "interrupted"),
-                           err=True)
+                # after the "^C" a terminal shows, on a line of its own
+                tell("\ngapgrid: " + ("terminated" if terminated else "interrupted"))
                 if wants_json(ctx.meta.get("gapgrid.args", [])):
                     # a program reading standard output gets a document there, as for
                     # a usage error, not an empty stream
@@ -179,34 +179,12 @@ class GapgridGroup(click.Group):
             raise
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM during a search (:func:`terminate_as_interrupt`): it unwinds the search as
-    Ctrl-C does (the search re-raises it whole, :mod:`gapgrid.core.search`), and the command
-    says so and exits with 143."""
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """For as long as the block lasts, SIGTERM stops the command as Ctrl-C does, instead of
-    killing it where it stands: a program that ran ``gapgrid solve --json`` under a
-    ``timeout`` still finds a JSON document on standard output, and a terminal a line.
-
-    A SIGTERM this process ignores stays ignored; off the main thread (where Python lets no
-    code handle signals) nothing changes."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN):
-        yield
-        return
-
-    def stop(number: int, frame: FrameType | None) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        # None: a handler not installed from Python; the default is the nearest to it
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+def tell(message: str) -> None:
+    """Say ``message`` on standard error, if it can be written: when standard error is full
+    (``2>/dev/full``), the exit status is all there is to say it with (a failure here turned
+    a usage error's 2, or an interruption's 130, into another status)."""
+    with contextlib.suppress(OSError):
+        click.echo(message, err=True)
 
 
 def stdout_reader_gone() -> bool:

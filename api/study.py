@@ -583,7 +583,7 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
     if stop.signal is not None:
         return  # stopped while the file was being read: solve nothing
     try:
-        stop.writing = True
+        stop.interruptible = True
         for row in runner(tasks):
             if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
                 raise click.ClickException(
@@ -603,7 +603,7 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                          f"the rows so far are in {handle.name}; run the command again "
                          f"(--resume, or --retry-unknown as before) to go on") from None
     finally:
-        stop.writing = False
+        stop.interruptible = False
         handle.flush()  # a row stopped between its write and its flush is kept for the sort
 
 

@@ -12,6 +12,7 @@ and prints the same figures as a Markdown table on standard output (the one in
 from __future__ import annotations
 
 import io
+import shlex
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,8 +54,9 @@ def read_summaries(folder: Path) -> list[Summary]:
             if first != path:
                 raise click.BadParameter(
                     f"{first.name} and {path.name} both hold {summary.label}: merge them "
-                    f"into one file (python -m gapgrid.api.study_merge OUT {first.name} "
-                    f"{path.name}) to plot them as one study", param_hint="DIR")
+                    f"into one file outside the folder (python -m gapgrid.api.study_merge "
+                    f"MERGED.csv {shlex.quote(str(first))} {shlex.quote(str(path))}) and "
+                    f"keep only that one in it, to plot them as one study", param_hint="DIR")
         summaries.extend(found)
     return sorted(summaries, key=lambda summary: summary.label)
 

@@ -1,4 +1,9 @@
-"""How ``gapgrid study`` stops: Ctrl-C or SIGTERM, at any moment, and the file still ends sorted.
+"""How long commands stop: Ctrl-C or SIGTERM, at any moment, and what they owe is still done.
+
+``gapgrid solve`` and ``hint`` stop their search at once on either signal and
+say so, as a JSON document under ``--json`` (:class:`Terminated` tells SIGTERM
+from Ctrl-C). The rest of this docstring is ``gapgrid study``'s case, whose file
+still ends sorted.
 
 A study runs for hours, often in the background (``nohup gapgrid study ...
 &``), where its shell has started it with Ctrl-C ignored: ``kill`` (SIGTERM),
@@ -33,25 +38,32 @@ STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 """Ctrl-C, and what ``kill`` and service managers send."""
 
 
+class Terminated(KeyboardInterrupt):
+    """What SIGTERM raises where Ctrl-C raises a KeyboardInterrupt (:meth:`Stop.receive`): it
+    unwinds the same way (the search re-raises it as itself, :mod:`gapgrid.core.search`), and
+    the command can still tell the two apart (143 and "terminated", not 130)."""
+
+
 class Stop:
-    """Whether, and by which signal, a study was asked to stop."""
+    """Whether, and by which signal, a command was asked to stop."""
 
     def __init__(self) -> None:
         self.signal: int | None = None
         """The first stop signal received (or SIGINT for a KeyboardInterrupt from elsewhere)."""
-        self.writing = False
-        """Rows are being written: a signal now stops the writing at once."""
+        self.interruptible = False
+        """The work under way stops at once on a signal (a study's rows being written, a
+        search): the signal raises :class:`Terminated` or KeyboardInterrupt."""
         self.received = False
         """A signal reached :meth:`receive` (the process is stopping)."""
 
     def receive(self, number: int, frame: FrameType | None) -> None:
-        """The signal handler: note the signal; while writing, stop the writing."""
+        """The signal handler: note the signal; while the work is interruptible, stop it."""
         self.received = True
         if self.signal is None:
             self.signal = number
-        if self.writing:
-            self.writing = False  # a second signal during the unwinding is only noted
-            raise KeyboardInterrupt
+        if self.interruptible:
+            self.interruptible = False  # a second signal during the unwinding is only noted
+            raise Terminated if number == signal.SIGTERM else KeyboardInterrupt
 
     @property
     def exit_status(self) -> int:
@@ -61,14 +73,16 @@ class Stop:
 
 
 @contextmanager
-def stop_signals() -> Iterator[Stop]:
-    """Handle Ctrl-C and SIGTERM as :class:`Stop` says for as long as the block lasts.
+def stop_signals(interruptible: bool = False) -> Iterator[Stop]:
+    """Handle Ctrl-C and SIGTERM as :class:`Stop` says for as long as the block lasts, the
+    work interruptible from the start if ``interruptible``.
 
     A signal that this process ignores (Ctrl-C in a background job) stays
     ignored. Off the main thread (where Python lets no code handle signals)
     nothing changes, and a KeyboardInterrupt is all there is.
     """
     stop = Stop()
+    stop.interruptible = interruptible
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return

@@ -10,8 +10,9 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from click.testing import CliRunner
@@ -339,25 +340,69 @@ def test_ctrl_c_stops_a_search_with_its_own_exit_status(as_json: bool) -> None:
         assert stdout == ""
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("command", ["solve", "hint"])
-def test_sigterm_stops_a_search_as_ctrl_c_does(command: str) -> None:
-    """``timeout``, ``kill`` or a service manager stopping a long search with SIGTERM: a
-    program reading ``--json`` output finds a document saying so (it found nothing: the
-    process died where it stood), one line on standard error, and exit status 143."""
+def _stop_a_search(command: str, signals: Sequence[signal.Signals], gap: float = 0.0,
+                   stderr: int | IO[bytes] = subprocess.PIPE,
+                   ) -> tuple[int, str, str]:
+    """Start a long ``--json`` search of ``command``, send it ``signals`` once it is searching,
+    ``gap`` seconds apart, and return its exit status, standard output and standard error."""
     process = subprocess.Popen(
         [str(GAPGRID), command, "montana", "6", "--option", "redeals=0", "--budget", "60",
-         "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--json"], stdout=subprocess.PIPE, stderr=stderr, preexec_fn=_ctrl_c_as_from_a_terminal)
     deadline = time.monotonic() + 60
     while _cpu_seconds(process.pid) < 2.0:  # start-up takes about 0.8 s: in the search by then
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    process.terminate()
-    stdout, stderr = process.communicate(timeout=30)
-    assert process.returncode == 143, stderr
+    for index, number in enumerate(signals):
+        if index:
+            time.sleep(gap)
+        process.send_signal(number)
+    stdout, err = process.communicate(timeout=30)
+    return process.returncode, stdout.decode(), (err or b"").decode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_sigterm_stops_a_search_as_ctrl_c_does(command: str) -> None:
+    """``kill`` or a service manager stopping a long search with SIGTERM: a program reading
+    ``--json`` output finds a document saying so (it found nothing: the process died where
+    it stood), one line on standard error, and exit status 143."""
+    code, stdout, stderr = _stop_a_search(command, [signal.SIGTERM])
+    assert code == 143, stderr
     assert stderr.strip() == "gapgrid: terminated"
     assert json.loads(stdout)["error"] == {
         "kind": "terminated", "message": "terminated (SIGTERM) before an answer"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signals", [[signal.SIGTERM, signal.SIGTERM],
+                                     [signal.SIGINT, signal.SIGTERM],
+                                     [signal.SIGTERM, signal.SIGINT]])
+def test_a_second_signal_cannot_cut_the_stop_short(signals: list[signal.Signals]) -> None:
+    """A second signal right after the first (a service manager's, an impatient user's):
+    one of them decides (two that arrive together are taken in the order of their numbers,
+    SIGINT first), and the command says so whole, its status, line and document agreeing.
+    A second SIGTERM killed it, its document and its line often lost, up to some 100 ms
+    after the first."""
+    words = {130: "interrupted", 143: "terminated"}
+    for gap in (0.0, 0.0005):
+        code, stdout, stderr = _stop_a_search("solve", signals, gap)
+        assert code in {128 + number for number in signals}, (gap, code, stderr)
+        assert stderr.strip() == f"gapgrid: {words[code]}"
+        assert json.loads(stdout)["error"]["kind"] == words[code]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize(("number", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stopped_search_keeps_its_status_with_standard_error_full(
+        number: signal.Signals, status: int) -> None:
+    """Standard error on a full disk: a stopped search still exits 143 or 130 and prints its
+    document (the line it could not write made it exit 2, with nothing on standard output)."""
+    with open("/dev/full", "wb") as full:
+        code, stdout, _ = _stop_a_search("solve", [number], stderr=full)
+    assert code == status
+    assert json.loads(stdout)["error"]["kind"] == ("terminated" if status == 143
+                                                   else "interrupted")
 
 
 def _ctrl_c_as_from_a_terminal() -> None:

@@ -7,6 +7,7 @@ import errno
 import io
 import math
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -912,19 +913,29 @@ def test_the_plot_command_says_which_file_of_dir_it_cannot_read(tmp_path: Path) 
     assert "dead.csv" in result.stderr
 
 
-def test_the_plot_command_refuses_two_files_of_one_study(tmp_path: Path) -> None:
+def test_the_plot_command_refuses_two_files_of_one_study(reference: Path,
+                                                         tmp_path: Path) -> None:
     """A copy of a study file beside it (or two halves of a study) in DIR: refused naming
     both files and how to merge them, exit 2; they were drawn and tabulated as two studies
     of one game, with the same label."""
     from gapgrid.api import study_plot
 
-    six_deals(tmp_path / "line-up.csv")
+    shutil.copyfile(reference, tmp_path / "line-up.csv")
     shutil.copyfile(tmp_path / "line-up.csv", tmp_path / "line-up copy.csv")
     result = CliRunner().invoke(study_plot.main, [str(tmp_path), str(tmp_path / "p.png")])
     assert result.exit_code == 2, result.output
     message = " ".join(result.stderr.split())
     assert "line-up copy.csv and line-up.csv both hold line-up" in message, message
-    assert "study_merge" in message and not (tmp_path / "p.png").exists()
+    assert not (tmp_path / "p.png").exists()
+    # the advice, followed as given from another folder, merges them
+    advice = message[message.index("(python -m ") + 1:message.index(") and keep")]
+    merged = tmp_path.parent / f"{tmp_path.name}-merged.csv"
+    command = shlex.split(advice.replace("python", shlex.quote(sys.executable), 1)
+                          .replace("MERGED.csv", shlex.quote(str(merged))))
+    done = subprocess.run(command, capture_output=True, text=True, cwd="/", timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert len(rows_of(merged)) == len(rows_of(tmp_path / "line-up.csv"))
 
 
 def test_the_plot_command_says_how_to_get_matplotlib(reference: Path, tmp_path: Path,
