@@ -630,7 +630,8 @@ def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
     for summary in summarise(iter_latest_rows(path)):
         click.echo("\n".join(summary.lines()))
     if stop.signal is not None:
-        click.echo(f"gapgrid: interrupted; the rows so far are in {path}: run the same "
+        stopped = "terminated" if stop.signal == signal.SIGTERM else "interrupted"
+        click.echo(f"gapgrid: {stopped}; the rows so far are in {path}: run the same "
                    f"command{again} to go on", err=True)
         ctx.exit(stop.exit_status)
 

@@ -1123,6 +1123,7 @@ def _check_stopped(out: Path, code: int, stdout: str, stderr: str, seconds: floa
     won = sum(1 for row in rows_of(out) if row["verdict"] == "won")
     assert f"won {won}, lost 0, unknown {len(numbers) - won}" in stdout
     assert "with --resume" in stderr and "Traceback" not in stderr
+    assert "gapgrid: terminated; the rows so far are in" in stderr
 
 
 @pytest.mark.parametrize("again_after", [None, 0.0, 0.05], ids=["once", "twice", "twice-later"])
