@@ -78,7 +78,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "16"
+SOLVER_VERSION: Final = "17"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first study sitting); 2:
@@ -112,7 +112,9 @@ on, in levels that allow a few head macros along a line, with as many positions 
 restarts (:mod:`core.head_levels`, :data:`core.schedule.HEAD_LEVELS_SHARE`); 16: there the
 rollouts' share goes to a limited discrepancy search along the first restart's order until it is
 done, with as many positions as the complete restarts for its first two million
-(:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`)."""
+(:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`); 17: the same search, its won
+lines cut until neither cut shortens them (:func:`core.shortening.tightened`: the idle cut could
+leave a detour behind)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
