@@ -276,6 +276,9 @@ class FiniteFloatRange(click.FloatRange):
             self.fail(f"{excerpt(value)} is not a number", param, ctx)
         return number
 
+    def _describe_range(self) -> str:
+        return _range_in_words(self)
+
 
 class WholeNumberRange(click.IntRange):
     """:class:`click.IntRange` of ASCII digits only, as game numbers are: Python reads
@@ -286,6 +289,17 @@ class WholeNumberRange(click.IntRange):
         """The whole number, in range; a usage error naming the option otherwise."""
         _refuse_other_digits(self, value, param, ctx)
         return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        return _range_in_words(self)
+
+
+def _range_in_words(kind: click.IntRange | click.FloatRange) -> str:
+    """A range for the help, as click says it, but nothing for a range without bounds (click
+    printed ``x<=None``): its limits, if any, are checked and said elsewhere."""
+    if kind.min is None and kind.max is None:
+        return ""
+    return click.types._NumberRangeBase._describe_range(kind)
 
 
 def _refuse_other_digits(kind: click.ParamType[Any], value: Any, param: click.Parameter | None,

@@ -395,9 +395,10 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.command("study")
 @click.argument("variant")
 @option_flag
-@click.option("--deals", type=WholeNumberRange(), default=200, show_default=True,
+@click.option("--deals", type=WholeNumberRange(), default=200, show_default=True, metavar="N",
               help="How many game numbers to solve per variant.")
 @click.option("--first-deal", type=WholeNumberRange(), default=1, show_default=True,
+              metavar="K",
               help="The first PySolFC game number.")
 @click.option("--budget", type=FiniteFloatRange(), default=DEFAULT_BUDGET_SECONDS,
               show_default=True,
@@ -408,6 +409,7 @@ def _progress_bar(total: int, initial: int) -> Any:
               help="Also stop a deal after P positions: a budget that gives the same "
                    "verdicts on any machine.")
 @click.option("--workers", type=WholeNumberRange(1, MAX_WORKERS), default=1, show_default=True,
+              metavar="W",
               help="Processes solving deals on this machine.")
 @click.option("--memory", "memory_mib", type=WholeNumberRange(min=MIN_MEMORY_MIB),
               default=DEFAULT_MEMORY >> 20, show_default=True, metavar="MIB",

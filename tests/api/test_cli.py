@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -286,3 +287,24 @@ def test_moves_says_when_no_card_move_is_left() -> None:
     assert (data["stuck"], data["legal_moves"], data["redeal_allowed"]) == (True, [], True)
     code, output = run("moves", "blue-moon", record["deal"], *moves)
     assert code == 0 and "Stuck: no card move is left; redeal or undo." in output
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()
+              ) -> list[tuple[str, ...]]:
+    """Every command under ``group``, as the words that name it."""
+    found: list[tuple[str, ...]] = []
+    for name, command in group.commands.items():
+        found.append((*prefix, name))
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, (*prefix, name)))
+    return found
+
+
+@pytest.mark.parametrize("words", _commands(main))
+def test_no_help_says_none(words: tuple[str, ...]) -> None:
+    """Every command's help names its arguments and their ranges in words a user can read:
+    ``gapgrid study --help`` said ``[default: 200; x<=None]`` for options whose limits are
+    checked elsewhere."""
+    result = CliRunner().invoke(main, [*words, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "None" not in result.output, result.output
