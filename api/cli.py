@@ -59,6 +59,7 @@ from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     EXIT_READER_GONE,
     EXIT_USAGE,
+    HELP_OPTIONS,
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
@@ -87,7 +88,7 @@ from gapgrid.core.dealnumber import parse_deal_number
 
 
 @click.group(cls=GapgridGroup, invoke_without_command=True,
-             context_settings={"help_option_names": ["-h", "--help"]})
+             context_settings=HELP_OPTIONS)
 @click.version_option(package_name="gapgrid")
 @click.pass_context
 def main(ctx: click.Context) -> None:

@@ -35,6 +35,7 @@ from gapgrid.api.cli_support import (
     database_faults_said,
     echo_json,
     json_flag,
+    load_catalogue,
 )
 from gapgrid.api.config import (
     ConfigError,
@@ -125,7 +126,9 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
         echo_json(document)
         return
     source = "a player's" if document["line_from"] == "submission" else "the solver's"
-    click.echo(f"{document['variant']}, puzzle of {document['date']}: game "
+    # the variant's name, as daily prints it, not its slug
+    name = load_catalogue(ctx).rules(document["variant"], document["options"]).name
+    click.echo(f"{name}, puzzle of {document['date']}: game "
                f"{document['deal']}; {source} line of {document['par']} actions wins:")
     click.echo(" ".join(document["line"]))
 

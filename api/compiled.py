@@ -54,6 +54,7 @@ from typing import Final
 
 import click
 
+from gapgrid.api.cli_support import HELP_OPTIONS
 from gapgrid.core.compiled_sources import (
     MANIFEST,
     compiled_names,
@@ -216,7 +217,7 @@ def remove(root: Path) -> list[Path]:
     return files
 
 
-@click.group()
+@click.group(context_settings=HELP_OPTIONS)
 def main() -> None:
     """Compile the solver's hot modules with mypyc, for long studies (see the module's doc)."""
 

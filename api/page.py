@@ -23,6 +23,7 @@ from typing import Final
 from flask import Blueprint, Flask, Response, jsonify, send_from_directory
 
 from gapgrid.api.routes import state
+from gapgrid.core.catalogue import UnknownVariantError
 
 STATIC: Final = Path(__file__).with_name("static")
 """The page's files: HTML shells, ``css/`` and ``js/`` modules, ``favicon.svg``."""
@@ -79,9 +80,16 @@ def play(slug: str, date: str | None = None) -> Response:
 
     The shell is the same for every puzzle, so an unknown variant or day is
     reported by the page from the API's own 404 problem, in the API's words.
+    For a variant no name finds, the shell comes with status 404 too, so that a
+    link checker or a search engine does not take a mistyped address for a page.
     """
-    del slug, date  # read by the script from location.pathname
-    return _shell("play.html")
+    del date  # read by the script from location.pathname
+    response = _shell("play.html")
+    try:
+        state().catalogue.lookup(slug)
+    except UnknownVariantError:
+        response.status_code = 404
+    return response
 
 
 def api_index() -> Response:

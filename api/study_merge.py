@@ -37,7 +37,7 @@ from typing import BinaryIO
 import attrs
 import click
 
-from gapgrid.api.cli_support import EXIT_INTERRUPTED, load_catalogue
+from gapgrid.api.cli_support import EXIT_INTERRUPTED, HELP_OPTIONS, load_catalogue
 from gapgrid.api.services.study import (
     COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,
@@ -199,7 +199,7 @@ def _write(out: Path, sources: Sequence[BinaryIO], before_memory: Sequence[bool]
         raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.argument("out", metavar="OUT.csv", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("inputs", metavar="IN.csv...", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))

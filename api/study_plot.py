@@ -20,6 +20,7 @@ from typing import BinaryIO, Final
 
 import click
 
+from gapgrid.api.cli_support import HELP_OPTIONS
 from gapgrid.api.services.study import (
     StudyFileError,
     Summary,
@@ -151,7 +152,7 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
                                  param_hint="OUT.png") from None
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False,
                                                          path_type=Path))
 @click.argument("out", metavar="OUT.png", type=click.Path(dir_okay=False, path_type=Path))

@@ -89,7 +89,8 @@ def identify(store: Store, name: str, token: str | None, *, max_length: int, now
         raise unauthenticated(player.name)
     if not hmac.compare_digest(token_digest(token), player.token_digest):
         raise ServiceError(f"the token sent is not {player.name}'s: send the player token "
-                           f"that the first submission under this name answered with",
+                           f"that the request registering this name answered with (its first "
+                           f"submission, or POST /v1/players)",
                            fault=Fault.FORBIDDEN, field=("player",), title="Forbidden")
     return Identity(key, player.name, None, None)
 
@@ -135,7 +136,8 @@ def taken(name: str) -> ServiceError:
 def unauthenticated(name: str) -> ServiceError:
     """The refusal of a request under a registered name that came without a token."""
     return ServiceError(f"the name {name} belongs to a player: send that player's token "
-                        f"(Authorization: Bearer ...), which the first submission under the "
-                        f"name answered with, or choose another name",
+                        f"(Authorization: Bearer ...), which the request that registered the name "
+                        f"answered with (its first submission, or POST /v1/players), or "
+                        f"choose another name",
                         fault=Fault.UNAUTHENTICATED, field=("player",),
                         title="Unauthorized")

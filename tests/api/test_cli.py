@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import click
 import pytest
@@ -308,3 +310,13 @@ def test_no_help_says_none(words: tuple[str, ...]) -> None:
     result = CliRunner().invoke(main, [*words, "--help"])
     assert result.exit_code == 0, result.output
     assert "None" not in result.output, result.output
+
+
+@pytest.mark.parametrize("module", ["study_merge", "study_plot", "compiled"])
+def test_the_module_commands_take_h_for_help(module: str) -> None:
+    """``python -m gapgrid.api.study_merge -h`` is help, as ``gapgrid -h`` is (it was "no such
+    option")."""
+    done = subprocess.run([sys.executable, "-m", f"gapgrid.api.{module}", "-h"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Usage: python -m gapgrid.api.{module} ")

@@ -115,6 +115,7 @@ def test_the_solution_opens_after_the_day(instance: Path) -> None:
                   parse_actions(solution["line"])).won
     code, out, _ = run("solution", yesterday.isoformat(), "line-up")
     assert code == 0 and " ".join(solution["line"]) in out
+    assert out.startswith(f"Line Up, puzzle of {yesterday.isoformat()}: game ")  # as daily
     code, _, err = run("solution", today().isoformat(), "line-up")
     assert code == 2 and "opens when the day is over" in err and "DATE" in err
 

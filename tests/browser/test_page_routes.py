@@ -27,12 +27,15 @@ def client(tmp_path: Path) -> FlaskClient:
     return app.test_client()
 
 
-@pytest.mark.parametrize("path", ["/", "/play/montana", "/play/blue-moon/2026-11-02",
-                                  "/play/no-such-game"])
-def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: str) -> None:
-    """Each page is an HTML shell that may load and ask only its own origin."""
+@pytest.mark.parametrize(("path", "status"), [
+    ("/", 200), ("/play/montana", 200), ("/play/Rangoon", 200), ("/play/blue-moon/2026-11-02", 200),
+    ("/play/no-such-game", 404), ("/play/no-such-game/2026-11-02", 404)])
+def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: str,
+                                                    status: int) -> None:
+    """Each page is an HTML shell that may load and ask only its own origin; for a variant
+    no name finds, with status 404 (it was 200), the page saying why from the API."""
     response = client.get(path)
-    assert response.status_code == 200
+    assert response.status_code == status
     assert response.mimetype == "text/html"
     assert response.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
     assert "connect-src 'self'" in CONTENT_SECURITY_POLICY

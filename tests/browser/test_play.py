@@ -18,10 +18,11 @@ from gapgrid import plugins
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL, parse_action
+from tests.browser.conftest import watched_page
 from tests.browser.support import WIN_VARIANT, Served
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 pytest.importorskip("playwright", reason="the playwright package is not installed")
 from playwright.sync_api import expect  # after the skip, on purpose
@@ -468,6 +469,25 @@ def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
     else:
         expect(page.locator("#solution")).to_contain_text("not available")
     expect(page.locator("#submit-panel")).to_be_hidden()
+
+
+def test_an_unknown_variant_is_a_404_page_that_says_why(browser: Browser,
+                                                        served: Served) -> None:
+    """A mistyped address: status 404, and the page says why in the API's words, with
+    close names, rather than a board. The browser's only complaints are the three 404s:
+    the page's own and the API's two."""
+    page, watch = watched_page(browser, served)
+    try:
+        response = page.goto("/play/montanna")
+        assert response is not None and response.status == 404
+        expect(page.locator("#board")).to_have_attribute("data-state", "error")
+        expect(page.locator("#title")).to_have_text("This puzzle cannot be shown")
+        expect(page.locator("#message")).to_contain_text("montana")
+    finally:
+        page.context.close()
+    assert len(watch.problems) == 3 and all(
+        "status of 404" in problem and "montanna" in problem for problem in watch.problems), (
+        watch.problems)
 
 
 def test_home_lists_todays_puzzles(page: Page, served: Served) -> None:
