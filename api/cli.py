@@ -342,11 +342,12 @@ def _print_choices(document: dict[str, Any], board: Board) -> None:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
+              help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=WholeNumberRange(0, 65535),
-              help="Port to listen on.")
+              metavar="PORT", help="Port to listen on (0: any free port, printed).")
 @click.option("--threads", default=8, show_default=True, type=WholeNumberRange(1, 256),
-              help="Worker threads.")
+              metavar="N", help="Worker threads.")
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     """Run the puzzle API (waitress; SQLite in ./instance unless configured otherwise).

@@ -44,8 +44,8 @@ EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
 """Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
 which says a move was refused)."""
 EXIT_TERMINATED: Final = 128 + signal.SIGTERM
-"""SIGTERM (``kill``, a service manager, ``timeout``) during a search: 143, as a shell
-reports a command the signal ended."""
+"""SIGTERM (``kill``, a service manager) stopping ``solve``, ``hint`` or ``study``: 143, as a
+shell reports a command the signal ended."""
 EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """The reader of standard output went away (``| head -1``): what a shell reports for a
 command SIGPIPE stopped, neither a refused move (1) nor a usage error (2)."""

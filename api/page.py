@@ -23,6 +23,7 @@ from typing import Final
 from flask import Blueprint, Flask, Response, jsonify, send_from_directory
 
 from gapgrid.api.routes import state
+from gapgrid.api.services.errors import ServiceError
 from gapgrid.core.catalogue import UnknownVariantError
 
 STATIC: Final = Path(__file__).with_name("static")
@@ -80,14 +81,17 @@ def play(slug: str, date: str | None = None) -> Response:
 
     The shell is the same for every puzzle, so an unknown variant or day is
     reported by the page from the API's own 404 problem, in the API's words.
-    For a variant no name finds, the shell comes with status 404 too, so that a
+    For a variant no name finds, or a day that has no puzzle (no date, or
+    outside the days served), the shell comes with status 404 too, so that a
     link checker or a search engine does not take a mistyped address for a page.
     """
-    del date  # read by the script from location.pathname
-    response = _shell("play.html")
+    response = _shell("play.html")  # the script reads the slug and the day from the address
+    api = state()
     try:
-        state().catalogue.lookup(slug)
-    except UnknownVariantError:
+        api.catalogue.lookup(slug)
+        if date is not None:
+            api.puzzles.day(date)  # as the API reads it: a date, from the first day to today
+    except (UnknownVariantError, ServiceError):
         response.status_code = 404
     return response
 

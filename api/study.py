@@ -52,6 +52,7 @@ from gapgrid.api.cli_support import (
     load_catalogue,
     option_flag,
     parse_option_pairs,
+    tell,
 )
 from gapgrid.api.compiled import compiled_modules
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
@@ -623,7 +624,7 @@ def _sort_held(path: Path, stop: Stop) -> None:
                    f"could not be sorted: {reason}")
         if stop.signal is None:
             raise SetupError(message) from None
-        click.echo(f"gapgrid: {message}", err=True)
+        tell(f"gapgrid: {message}")
 
 
 def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
@@ -633,8 +634,9 @@ def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
         click.echo("\n".join(summary.lines()))
     if stop.signal is not None:
         stopped = "terminated" if stop.signal == signal.SIGTERM else "interrupted"
-        click.echo(f"gapgrid: {stopped}; the rows so far are in {path}: run the same "
-                   f"command{again} to go on", err=True)
+        # said if standard error can take it: the exit status says it all the same
+        tell(f"gapgrid: {stopped}; the rows so far are in {path}: run the same "
+             f"command{again} to go on")
         ctx.exit(stop.exit_status)
 
 

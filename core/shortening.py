@@ -33,7 +33,8 @@ from gapgrid.core.game import Engine, GameState
 from gapgrid.core.notation import Action, Move, Redeal
 
 IDLE_CUT_WORK: Final = 400_000
-"""The most work :func:`without_idle_actions` does for one line, so that its cost is
+"""The most work :func:`without_idle_actions` (and :func:`tightened`, both cuts together) does
+for one line, so that its cost is
 bounded whatever the line's length (at most 0.4 s on the machine of ``bench/README.md``):
 it is quadratic in the length, and the longest lines (Rectangular Rovers', over a thousand
 actions) would take seconds. Past it, the rest of the line is left as it is (the replay
@@ -71,6 +72,8 @@ def tightened(state: GameState, line: Sequence[Action]) -> tuple[Action, ...]:
             return cut
         work += PLAYED_WORK * len(cut)  # the detour cut replays the line once more
         kept = without_detours(state, cut)
+        if len(kept) == len(cut):  # no detour was left: the idle cut has just seen it all
+            return kept
     return kept
 
 

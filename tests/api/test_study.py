@@ -1066,15 +1066,19 @@ def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
 
 
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
-                       again_after: float | None = None) -> tuple[int, str, str, float]:
+                       again_after: float | None = None, stderr_full: bool = False
+                       ) -> tuple[int, str, str, float]:
     """Start ``gapgrid study`` in a process group of its own, as a background job runs, send
     SIGTERM to it (or to its whole group) once its first row is written, and return its exit
     status, its output, its error output and how many seconds it took to end after the
-    signal. With ``again_after``, a second SIGTERM follows that many seconds later. Every
-    process of the group must be gone soon after."""
-    process = subprocess.Popen([str(GAPGRID), "study", *args, "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    signal. With ``again_after``, a second SIGTERM follows that many seconds later; with
+    ``stderr_full``, its standard error is a full disk (and its error output reads empty).
+    Every process of the group must be gone soon after."""
+    with open("/dev/full" if stderr_full else os.devnull, "wb") as full:
+        process = subprocess.Popen([str(GAPGRID), "study", *args, "--out", str(out)],
+                                   stdout=subprocess.PIPE,
+                                   stderr=full if stderr_full else subprocess.PIPE, text=True,
+                                   start_new_session=True)
     try:
         deadline = time.monotonic() + 60
         while not (out.exists() and len(out.read_text().splitlines()) >= 2):
@@ -1134,6 +1138,17 @@ def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path, again_after: float
     happens, or while the command exits, changes nothing."""
     out = tmp_path / "t.csv"
     _check_stopped(out, *_study_then_signal(out, *LONG_STUDY, again_after=again_after))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_a_study_stopped_with_standard_error_full_keeps_its_status(tmp_path: Path) -> None:
+    """Standard error on a full disk: a study stopped by SIGTERM still exits 143 with its
+    rows sorted and its summary (the line it could not write made it exit 2)."""
+    out = tmp_path / "f.csv"
+    code, stdout, _, _ = _study_then_signal(out, *LONG_STUDY, stderr_full=True)
+    assert code == 128 + signal.SIGTERM
+    numbers = [int(row["game_number"]) for row in rows_of(out)]
+    assert numbers == sorted(numbers) and f"{len(numbers)} deal" in stdout
 
 
 @pytest.mark.parametrize("whole_group", [False, True], ids=["command", "whole-group"])

@@ -29,11 +29,14 @@ def client(tmp_path: Path) -> FlaskClient:
 
 @pytest.mark.parametrize(("path", "status"), [
     ("/", 200), ("/play/montana", 200), ("/play/Rangoon", 200), ("/play/blue-moon/2026-11-02", 200),
-    ("/play/no-such-game", 404), ("/play/no-such-game/2026-11-02", 404)])
+    ("/play/no-such-game", 404), ("/play/no-such-game/2026-11-02", 404),
+    ("/play/montana/notadate", 404), ("/play/montana/2026-02-30", 404),
+    ("/play/montana/20261102", 404), ("/play/montana/2099-01-01", 404)])
 def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: str,
                                                     status: int) -> None:
     """Each page is an HTML shell that may load and ask only its own origin; for a variant
-    no name finds, with status 404 (it was 200), the page saying why from the API."""
+    no name finds or a day without a puzzle, with status 404 (it was 200), the page saying
+    why from the API."""
     response = client.get(path)
     assert response.status_code == status
     assert response.mimetype == "text/html"
