@@ -114,7 +114,8 @@ rollouts' share goes to a limited discrepancy search along the first restart's o
 done, with as many positions as the complete restarts for its first two million
 (:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`); 17: the same search, its won
 lines cut until neither cut shortens them (:func:`core.shortening.tightened`: the idle cut could
-leave a detour behind)."""
+leave a detour behind), and a budget of positions stops it at that count (it stopped at the next
+multiple of 1,024)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -382,7 +383,7 @@ class _Search:
         self._levels_running = False
         """Whether the restart under way is one of the head levels'."""
         self.table_bytes = 0
-        self.next_check = _CHECK_EVERY
+        self.next_check = self._next_check()
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
@@ -1116,8 +1117,16 @@ class _Search:
         while path:
             self.undo(path.pop())
 
+    def _next_check(self) -> int:
+        """The position count at which to look at the budget next: in :data:`_CHECK_EVERY`
+        positions, or at a budget of positions if that comes first, so that a search stops
+        at the positions it was given (a budget of 100 searched 1,024, as one of 200 did)."""
+        due = self.positions + _CHECK_EVERY
+        limit = self.budget.positions
+        return due if limit is None else min(due, max(limit, self.positions + 1))
+
     def check_budget(self) -> None:
-        self.next_check = self.positions + _CHECK_EVERY
+        self.next_check = self._next_check()
         budget, seconds = self.budget, time.monotonic() - self.started
         if budget.positions is not None and self.positions >= budget.positions:
             raise _Stop("positions")

@@ -418,11 +418,10 @@ def test_rows_round_trip_and_partial_lines_are_ignored(tmp_path: Path) -> None:
 # -- retrying the unknown deals at a larger budget ------------------------------------------------
 
 RETRIED = ["line-up", "--first-deal", "15", "--deals", "6", "--budget", "60"]
-"""Six deals of which a budget of 50 positions leaves some unknown (15, 18 and 20 with solvers 9
-and 10), 5,000 decides some of those (15 and 18); the budget is first looked at after 1,024
-positions, so as the solver gets better, fewer deals stay unknown at this budget, and the range
-moves."""
-SMALLER = [*RETRIED, "--max-positions", "50"]
+"""Six deals of which a budget of 1,000 positions leaves some unknown (15, 18 and 20 with solver
+17), 5,000 decides some of those (15 and 18); as the solver gets better, fewer deals stay
+unknown at this budget, and the range moves."""
+SMALLER = [*RETRIED, "--max-positions", "1000"]
 """The retried deals at a budget too small for some of them."""
 LARGER = [*RETRIED, "--max-positions", "5000"]
 """The same deals at the retries' budget."""
@@ -466,7 +465,7 @@ def test_retry_unknown_solves_again_only_the_unknown_deals(
     assert result.exit_code == 0, result.output
     assert sorted(solved) == unknown
     assert f"retrying {len(unknown)} unknown deals" in result.stderr
-    assert "(they had 60 s or 50 positions)" in result.stderr
+    assert "(they had 60 s or 1,000 positions)" in result.stderr
     after, expected = without_timing(rows_of(out)), without_timing(rows_of(larger_reference))
     assert [int(row["game_number"]) for row in after] == RETRIED_NUMBERS
     assert any(row["verdict"] != "unknown" for row in expected
@@ -474,7 +473,8 @@ def test_retry_unknown_solves_again_only_the_unknown_deals(
     for index, number in enumerate(RETRIED_NUMBERS):
         wanted = expected if number in unknown else without_timing(before)
         assert after[index] == wanted[index], number
-    assert (f"budget 60 s or 50 positions (60 s or 5,000 positions for {len(unknown)} deals)"
+    assert (f"budget 60 s or 1,000 positions (60 s or 5,000 positions for {len(unknown)} "
+            f"deals)"
             in result.stdout)
     solved.clear()
     result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
@@ -540,8 +540,9 @@ def test_retry_unknown_leaves_out_deals_another_study_decided(
                  "--retry-unknown", "--skip-decided-in", larger_reference, "--out", out)
     assert result.exit_code == 0, result.output
     assert sorted(solved) == sorted(set(unknown) - set(decided_there))
-    assert (f"{len(decided_there)} of the {len(unknown)} unknown deals of {out} are decided "
-            f"in {larger_reference}: left out") in result.stderr
+    verb = "is" if len(decided_there) == 1 else "are"
+    assert (f"{len(decided_there)} of the {len(unknown)} unknown deals of {out} {verb} "
+            f"decided in {larger_reference}: left out") in result.stderr
 
 
 def test_a_new_study_leaves_out_deals_another_study_decided(
@@ -614,8 +615,8 @@ def test_retry_unknown_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     before = out.read_bytes()
     for args, words in [
         (["--option", "redeals=1", "--budget", "60"], "options 'redeals=1'"),
-        (["--budget", "120", "--max-positions", "40"],
-         "had 60 s or 50 positions: a retry needs a larger budget"),
+        (["--budget", "120", "--max-positions", "400"],
+         "had 60 s or 1,000 positions: a retry needs a larger budget"),
         (["--budget", "60", "--max-positions", "5000", "--resume"], "exclude each other"),
     ]:
         result = run("study", "line-up", *args, "--retry-unknown", "--out", out)
@@ -628,7 +629,7 @@ def test_a_budget_as_the_file_stores_it_is_not_a_larger_one(tmp_path: Path) -> N
     """A budget given with more digits than a row keeps (60.0000001 s is stored as 60) is the
     row's budget: retrying at it finds the deals already at that budget."""
     out = small_study(tmp_path / "g.csv")
-    result = run("study", "line-up", "--budget", "60.0000001", "--max-positions", "50",
+    result = run("study", "line-up", "--budget", "60.0000001", "--max-positions", "1000",
                  "--retry-unknown", "--out", out)
     assert result.exit_code == 0, result.output
     assert "no unknown deal to retry" in result.stderr
@@ -708,7 +709,7 @@ def test_a_file_another_study_is_writing_is_refused(tmp_path: Path) -> None:
                      ["--max-positions", "5000", "--retry-unknown"]):
             result = run("study", "line-up", "--budget", "60",
                          *(args if "--max-positions" in args else [*args, "--max-positions",
-                                                                  "50"]),
+                                                                  "1000"]),
                          "--out", out)
             assert result.exit_code == 2, result.output
             assert "another gapgrid study is writing" in result.stderr

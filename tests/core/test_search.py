@@ -75,6 +75,17 @@ def test_an_exhausted_budget_is_unknown(catalogue: Catalogue) -> None:
     assert 1024 <= result.positions < 4096
 
 
+@pytest.mark.parametrize("positions", [1, 100, 200, 1500])
+def test_a_budget_of_positions_stops_the_search_at_that_count(catalogue: Catalogue,
+                                                             positions: int) -> None:
+    """The search stops at the positions it was given, not at the next multiple of 1,024 (a
+    budget of 100 searched 1,024, as one of 200 did: a study retried at 200 after 100 redid
+    the same search and recorded it as the larger budget)."""
+    state = _start(catalogue, "montana", 617, {"redeals": "0"})
+    result = solve(state, Budget(seconds=None, positions=positions))
+    assert result.verdict == "unknown" and result.positions == positions
+
+
 def test_a_full_table_is_unknown_not_a_crash(catalogue: Catalogue) -> None:
     """With a tiny memory cap and no limit of time or positions, the search stops cleanly
     as soon as the table is full, and says so: nothing else would ever stop it."""
