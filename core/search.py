@@ -114,8 +114,8 @@ rollouts' share goes to a limited discrepancy search along the first restart's o
 done, with as many positions as the complete restarts for its first two million
 (:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`); 17: the same search, its won
 lines cut until neither cut shortens them (:func:`core.shortening.tightened`: the idle cut could
-leave a detour behind), and a budget of positions stops it at that count (it stopped at the next
-multiple of 1,024)."""
+leave a detour behind), long idle stretches first (:data:`core.shortening.WINDOWS`), and a
+budget of positions stops it at that count (it stopped at the next multiple of 1,024)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""

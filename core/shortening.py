@@ -15,7 +15,11 @@ same line always gives the same result), and both keeping a line a win:
   the line is replayed without it, skipping each later action the rules
   now refuse; if the game is still won, the shorter line is kept. Moving
   a card away and back, for instance, goes in one step: without the first
-  move, the second is refused (its card never left).
+  move, the second is refused (its card never left). On a long line,
+  stretches of :data:`WINDOWS` actions are left out whole first, once
+  each: a wandering line has long idle stretches, and one replay then
+  cuts a whole stretch, where one action at a time reached the work cap
+  with most of them left.
 
 A line to cut is card moves and redeals that win from the position, as
 the solver gives them; anything else (an ``undo``, a refused action, a
@@ -39,6 +43,13 @@ bounded whatever the line's length (at most 0.4 s on the machine of ``bench/READ
 it is quadratic in the length, and the longest lines (Rectangular Rovers', over a thousand
 actions) would take seconds. Past it, the rest of the line is left as it is (the replay
 under way when the cap is reached still ends: at most one line's length more)."""
+
+WINDOWS: Final = (64, 16, 4)
+"""Before actions are left out one at a time, stretches of this many are, once each (a long
+wandering line has long idle stretches: one replay cuts a whole stretch)."""
+
+WINDOWS_PER_LINE: Final = 8
+"""A window is tried only on a line at least this many windows long."""
 
 LOOK_WORK: Final = 1
 """The work of looking at a card move the rules refuse, the unit."""
@@ -123,6 +134,9 @@ def _cut_idle_actions(state: GameState, kept: list[Action], max_work: int, work:
                       ) -> tuple[tuple[Action, ...], int]:
     """:func:`without_idle_actions` on ``kept``, a line already known to win, with ``work``
     done already; returns the line and the running work total."""
+    for width in WINDOWS:
+        if len(kept) >= width * WINDOWS_PER_LINE and work < max_work:
+            work = _one_pass(Engine.from_state(state), kept, work, max_work, width)
     while work < max_work:
         length = len(kept)
         work = _one_pass(Engine.from_state(state), kept, work, max_work)
@@ -147,13 +161,15 @@ def _check_winning(state: GameState, line: Sequence[Action]) -> Sequence[Action]
     return line  # the start itself is won: empty
 
 
-def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> int:
+def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int,
+              width: int = 1) -> int:
     """One pass of :func:`without_idle_actions`: ``kept`` (a winning line from the
-    position ``engine`` stands at) is cut in place; returns the running work total."""
+    position ``engine`` stands at) is cut in place, ``width`` actions at a time; returns
+    the running work total."""
     index = 0
     while index < len(kept) and work < max_work:
         replayed: list[Action] = []
-        for action in kept[index + 1:]:
+        for action in kept[index + width:]:
             if type(action) is Move:
                 work += LOOK_WORK
                 if not engine.allows(action.source, action.target):
@@ -172,8 +188,9 @@ def _one_pass(engine: Engine, kept: list[Action], work: int, max_work: int) -> i
         if won:
             kept[index:] = replayed
             continue
-        refusal = engine.apply(kept[index])
-        assert refusal is None, "every line kept is a win from the start"
-        work += PLAYED_WORK
-        index += 1
+        for action in kept[index:index + width]:
+            refusal = engine.apply(action)
+            assert refusal is None, "every line kept is a win from the start"
+            work += PLAYED_WORK
+        index += width
     return work

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gapgrid.core import shortening
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
@@ -65,10 +66,22 @@ def test_the_cut_stops_at_its_work_cap_with_a_win(catalogue: Catalogue) -> None:
     state, line = _study_line(catalogue, "spaces-and-aces", 3)
     direct = without_detours(state, line)
     assert without_idle_actions(state, direct, max_work=0) == tuple(direct)
-    partly = without_idle_actions(state, direct, max_work=10_000)
+    partly = without_idle_actions(state, direct, max_work=20_000)
     full = without_idle_actions(state, direct)
     assert len(full) < len(partly) < len(direct)
     assert replay_from(state, partly).won
+
+
+def test_long_idle_stretches_go_whole_before_single_actions(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long wandering line (solver 3's for Double Montana game 10, 1,118 actions) has long
+    idle stretches: left out whole first, 64, 16 and 4 actions at a time, they go within the
+    work cap, where one action at a time reached the cap with 1,020 actions left."""
+    state, line = _study_line(catalogue, "double-montana", 10, solver=3)
+    cut = tightened(state, line)
+    assert replay_from(state, cut).won and len(cut) < len(line) / 2
+    monkeypatch.setattr(shortening, "WINDOWS", ())
+    assert len(tightened(state, line)) > 2 * len(cut)
 
 
 def test_only_a_winning_line_of_moves_and_redeals_is_cut(catalogue: Catalogue) -> None:
