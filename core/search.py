@@ -115,7 +115,8 @@ done, with as many positions as the complete restarts for its first two million
 (:mod:`core.discrepancies`, :func:`core.schedule.beside_levels_due`); 17: the same search, its won
 lines cut until neither cut shortens them (:func:`core.shortening.tightened`: the idle cut could
 leave a detour behind), long idle stretches first (:data:`core.shortening.WINDOWS`), and a
-budget of positions stops it at that count (it stopped at the next multiple of 1,024)."""
+budget of positions stops it at that count, or within a playout of it (it stopped at the next
+multiple of 1,024)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
@@ -1120,7 +1121,8 @@ class _Search:
     def _next_check(self) -> int:
         """The position count at which to look at the budget next: in :data:`_CHECK_EVERY`
         positions, or at a budget of positions if that comes first, so that a search stops
-        at the positions it was given (a budget of 100 searched 1,024, as one of 200 did)."""
+        at the positions it was given (a budget of 100 searched 1,024, as one of 200 did; the
+        rollouts, which count a whole playout at once, may pass it by that playout)."""
         due = self.positions + _CHECK_EVERY
         limit = self.budget.positions
         return due if limit is None else min(due, max(limit, self.positions + 1))

@@ -138,8 +138,8 @@ def test_the_solvers_lines_come_cut(catalogue: Catalogue, slug: str, number: int
 def test_both_cuts_take_turns_until_neither_cuts(catalogue: Catalogue) -> None:
     """What :func:`tightened` returns is left as it is by either cut, and has no detour even
     where the work cap stops the idle cut: on Free Parking game 4 (solver 3's line, 764
-    actions) 500 actions, where one detour cut and one idle cut, as solvers 5 to 16 made
-    them, left 552 with detours in them."""
+    actions) fewer than the 552 that one detour cut and one idle cut, as solvers 5 to 16
+    made them, left with detours in them."""
     for slug, number, solver in (("spaces-and-aces", 3, 4), ("paganini-ii", 2, 4),
                                  ("montana-relax", 1, 3), ("gaps", 2, 3)):
         state, line = _study_line(catalogue, slug, number, solver=solver)
