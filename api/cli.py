@@ -59,7 +59,6 @@ from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     EXIT_READER_GONE,
     EXIT_USAGE,
-    HELP_OPTIONS,
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
@@ -79,6 +78,7 @@ from gapgrid.api.cli_support import (
     tell,
     wants_json,
 )
+from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
 from gapgrid.api.study import study

@@ -50,9 +50,6 @@ EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """The reader of standard output went away (``| head -1``): what a shell reports for a
 command SIGPIPE stopped, neither a refused move (1) nor a usage error (2)."""
 
-HELP_OPTIONS: Final = {"help_option_names": ["-h", "--help"]}
-"""``-h`` as well as ``--help``, for every command (``gapgrid`` and the ``python -m`` ones)."""
-
 # Let "-5" reach the NUMBER argument, so it gets a precise "game numbers
 # are positive" instead of "no such option".
 NUMBER_ARGUMENTS: Final = {"ignore_unknown_options": True}

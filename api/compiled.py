@@ -54,7 +54,7 @@ from typing import Final
 
 import click
 
-from gapgrid.api.cli_support import HELP_OPTIONS
+from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.core.compiled_sources import (
     MANIFEST,
     compiled_names,

@@ -37,7 +37,8 @@ from typing import BinaryIO
 import attrs
 import click
 
-from gapgrid.api.cli_support import EXIT_INTERRUPTED, HELP_OPTIONS, load_catalogue
+from gapgrid.api.cli_support import EXIT_INTERRUPTED, load_catalogue
+from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.services.study import (
     COLUMNS_BEFORE_MEMORY,
     HEADER_LINE,

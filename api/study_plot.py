@@ -20,7 +20,7 @@ from typing import BinaryIO, Final
 
 import click
 
-from gapgrid.api.cli_support import HELP_OPTIONS
+from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.services.study import (
     StudyFileError,
     Summary,
