@@ -34,7 +34,7 @@ from gapgrid.api.reading import open_to_read
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
-from gapgrid.api.study_stop import Terminated
+from gapgrid.api.study_stop import signal_of, signal_word
 from gapgrid.api.text import bounded, excerpt, plugin_reason, plural
 from gapgrid.core.catalogue import Catalogue
 
@@ -43,9 +43,6 @@ EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 128 + signal.SIGINT
 """Ctrl-C: 128 plus SIGINT's number, as a shell reports a command the signal ended (not 1,
 which says a move was refused)."""
-EXIT_TERMINATED: Final = 128 + signal.SIGTERM
-"""SIGTERM (``kill``, a service manager) stopping ``solve``, ``hint`` or ``study``: 143, as a
-shell reports a command the signal ended."""
 EXIT_READER_GONE: Final = 128 + signal.SIGPIPE
 """The reader of standard output went away (``| head -1``): what a shell reports for a
 command SIGPIPE stopped, neither a refused move (1) nor a usage error (2)."""
@@ -157,16 +154,16 @@ class GapgridGroup(click.Group):
                     raise SetupError(error.message) from None
                 raise usage_error(error) from None
             except KeyboardInterrupt as interruption:
-                terminated = isinstance(interruption, Terminated)
-                # after the "^C" a terminal shows, on a line of its own
-                tell("\ngapgrid: " + ("terminated" if terminated else "interrupted"))
+                number = signal_of(interruption)
+                word = signal_word(number)
+                tell(f"\ngapgrid: {word}")  # after the "^C" a terminal shows, on a line of its own
                 if wants_json(ctx.meta.get("gapgrid.args", [])):
                     # a program reading standard output gets a document there, as for
                     # a usage error, not an empty stream
-                    cause = "terminated (SIGTERM)" if terminated else "interrupted (Ctrl-C)"
-                    echo_json({"error": {"kind": "terminated" if terminated else "interrupted",
-                                         "message": f"{cause} before an answer"}})
-                ctx.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+                    cause = "SIGTERM" if number == signal.SIGTERM else "Ctrl-C"
+                    echo_json({"error": {"kind": word,
+                                         "message": f"{word} ({cause}) before an answer"}})
+                ctx.exit(128 + number)  # 130 after Ctrl-C, 143 after SIGTERM, as a shell says
         except click.ClickException as error:
             # click declares message final, but its own messages quote arguments whole
             error.message = bounded(error.message)  # type: ignore[misc]
@@ -295,11 +292,19 @@ class WholeNumberRange(click.IntRange):
 
 
 def _range_in_words(kind: click.IntRange | click.FloatRange) -> str:
-    """A range for the help, as click says it, but nothing for a range without bounds (click
-    printed ``x<=None``): its limits, if any, are checked and said elsewhere."""
-    if kind.min is None and kind.max is None:
+    """A range for the help, written as click writes one (``1<=x<=64``, ``x>=0``), but
+    nothing for a range without bounds (click printed ``x<=None``): its limits, if any, are
+    checked and said elsewhere. Written here rather than taken from click's own (private)
+    method, whose output a click release may change under us."""
+    low = "" if kind.min is None else f"{kind.min}{'<' if kind.min_open else '<='}"
+    high = "" if kind.max is None else f"{'<' if kind.max_open else '<='}{kind.max}"
+    if not (low or high):
         return ""
-    return click.types._NumberRangeBase._describe_range(kind)
+    if not low:
+        return f"x{high}"
+    if not high:  # click writes a lower bound alone as x>=N
+        return f"x{'>' if kind.min_open else '>='}{kind.min}"
+    return f"{low}x{high}"
 
 
 def _refuse_other_digits(kind: click.ParamType[Any], value: Any, param: click.Parameter | None,

@@ -75,7 +75,7 @@ from gapgrid.api.services.study import (
     summarise,
     upgrade_study_file,
 )
-from gapgrid.api.study_stop import Stop, ignore_stop_signals, stop_signals
+from gapgrid.api.study_stop import Stop, ignore_stop_signals, signal_word, stop_signals
 from gapgrid.api.text import plural
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
@@ -633,9 +633,8 @@ def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
     for summary in summarise(iter_latest_rows(path)):
         click.echo("\n".join(summary.lines()))
     if stop.signal is not None:
-        stopped = "terminated" if stop.signal == signal.SIGTERM else "interrupted"
         # said if standard error can take it: the exit status says it all the same
-        tell(f"gapgrid: {stopped}; the rows so far are in {path}: run the same "
+        tell(f"gapgrid: {signal_word(stop.signal)}; the rows so far are in {path}: run the same "
              f"command{again} to go on")
         ctx.exit(stop.exit_status)
 

@@ -44,6 +44,18 @@ class Terminated(KeyboardInterrupt):
     the command can still tell the two apart (143 and "terminated", not 130)."""
 
 
+def signal_word(number: int) -> str:
+    """How a command says which stop signal ended it: "terminated" for SIGTERM (``kill``, a
+    service manager), "interrupted" for Ctrl-C (or a KeyboardInterrupt from elsewhere)."""
+    return "terminated" if number == signal.SIGTERM else "interrupted"
+
+
+def signal_of(interruption: KeyboardInterrupt) -> int:
+    """The stop signal a KeyboardInterrupt stands for: SIGTERM for :class:`Terminated`,
+    SIGINT for any other."""
+    return signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT
+
+
 class Stop:
     """Whether, and by which signal, a command was asked to stop."""
 

@@ -312,6 +312,20 @@ def test_no_help_says_none(words: tuple[str, ...]) -> None:
     assert "None" not in result.output, result.output
 
 
+@pytest.mark.parametrize(("words", "range_in_words"), [
+    (("solve",), "0<x<=3600.0"),  # open below: a budget of 0 s searches nothing
+    (("solve",), "x>=1"),  # --memory: a lower bound alone
+    (("study",), "1<=x<=256"),  # --workers: both bounds closed
+    (("serve",), "0<=x<=65535"),  # --port
+])
+def test_help_gives_each_range_in_words(words: tuple[str, ...], range_in_words: str) -> None:
+    """An option's range reads as click writes one, open and closed ends told apart (the
+    words are ours, not taken from click's private method)."""
+    result = CliRunner().invoke(main, [*words, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert range_in_words in result.output, result.output
+
+
 @pytest.mark.parametrize("module", ["study_merge", "study_plot", "compiled"])
 def test_the_module_commands_take_h_for_help(module: str) -> None:
     """``python -m gapgrid.api.study_merge -h`` is help, as ``gapgrid -h`` is (it was "no such
