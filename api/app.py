@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -145,12 +146,36 @@ def limit_rates(app: Flask, settings: Settings) -> Limiter:
     storage = (f"{ratelimit.SCHEME}://" if settings.limit_storage == "memory://"
                else settings.limit_storage)
     try:
-        return Limiter(get_remote_address, app=app, default_limits=[limit],
-                       storage_uri=storage, headers_enabled=True, swallow_errors=True,
-                       strategy="fixed-window", enabled=any(rates.values()))
+        # Flask-Limiter's own headers are off: it sets Retry-After on every response, to the
+        # end of the client's window, over the seconds a 503 asks for ("a puzzle is being
+        # made: try again in 21 s" came with Retry-After: 20, "in a second" with 11).
+        limiter = Limiter(get_remote_address, app=app, default_limits=[limit],
+                          storage_uri=storage, headers_enabled=False, swallow_errors=True,
+                          strategy="fixed-window", enabled=any(rates.values()))
     except Exception as error:  # the limits library's errors share no base class
         raise ConfigError(f"GAPGRID_LIMIT_STORAGE {settings.limit_storage[:80]!r} cannot be "
                           f"used: {str(error)[:200]}") from None
+    app.after_request(lambda response: _rate_limit_headers(limiter, response))
+    return limiter
+
+
+def _rate_limit_headers(limiter: Limiter, response: Response) -> Response:
+    """``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` (the window's end, in seconds
+    since the epoch) on a limited request's answer, and on a 429 ``Retry-After``, the
+    seconds to that end; any other Retry-After (a 503's) is left as its answer set it."""
+    try:
+        current = limiter.current_limit
+        if current is None:  # not limited: a preflight, the health check, limits off
+            return response
+        reset_at = current.reset_at
+        response.headers["X-RateLimit-Limit"] = str(current.limit.amount)
+        response.headers["X-RateLimit-Remaining"] = str(current.remaining)
+        response.headers["X-RateLimit-Reset"] = str(int(reset_at))
+        if response.status_code == 429:
+            response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))
+    except Exception:  # the counter store failed: answer without the headers (it is logged)
+        _log.warning("rate limit headers left out: the limit storage failed")
+    return response
 
 
 def _options_as_json(response: Response) -> Response:

@@ -116,20 +116,21 @@ def cached(served: Served) -> Response:
     else:
         cache_control = IMMUTABLE
     headers = {"ETag": f'"{etag}"', "Cache-Control": cache_control}
-    if request.if_none_match.contains(etag):
+    if request.if_none_match.contains_weak(etag):  # If-None-Match compares weakly (RFC 9110)
         response = Response(status=304)
         response.headers.update(headers)
         return response
     return respond(document, headers=headers)
 
 
-def query_int(name: str, default: int) -> int:
-    """A whole-number query parameter (its range is the use case's to check)."""
+def query_int(name: str, default: int, maximum: int = 10**MAX_QUERY_DIGITS - 1) -> int:
+    """A whole-number query parameter, read with at most :data:`MAX_QUERY_DIGITS` digits (the
+    use case checks its range, which ``maximum`` only names in the message)."""
     text = request.args.get(name)
     if text is None:
         return default
     if not (text.isascii() and text.isdigit()) or len(text) > MAX_QUERY_DIGITS:
-        raise invalid(f"{name} must be a whole number from 1 to {10**MAX_QUERY_DIGITS - 1}, "
+        raise invalid(f"{name} must be a whole number from 1 to {maximum}, "
                       f"not {excerpt(text, 24)}", parameter=name)
     return int(text)
 
@@ -237,7 +238,7 @@ def post_submission(date: str, slug: str) -> Response:
 
 def get_leaderboard(date: str, slug: str) -> Response:
     """One page of the ranking, with a link to the next."""
-    page, per_page = query_int("page", 1), query_int("per_page", 20)
+    page, per_page = query_int("page", 1), query_int("per_page", 20, MAX_PER_PAGE)
     document = state().puzzles.leaderboard(date, slug, page=page, per_page=per_page)
     more = document.pop("more")
     document["next"] = url_for(".get_leaderboard", date=date, slug=slug, page=page + 1,
@@ -263,8 +264,9 @@ def get_openapi() -> Response:
     return respond(openapi_document(api.settings, api.operations))
 
 
-BEING_PREPARED: Final = ("The puzzle is being made and certified by another request: try again "
-                         "after the seconds in Retry-After.", "Problem")
+BEING_PREPARED: Final = ("The puzzle is being made and certified by another request, or every "
+                         "search of this server is busy: try again after the seconds in "
+                         "Retry-After.", "Problem")
 """The answer of every route that may have to make a day's puzzle first."""
 
 PAGE_PARAMETERS: Final = (
@@ -326,8 +328,8 @@ def build_routes(settings: Settings) -> Routes:
         "today's start token, the hint is recorded and the game's submission is assisted.",
         {200: ("The hint: ok false and the index when a move is illegal.", "HintResult"),
          422: ("The request is not well formed, or the token is not this game's.", "Problem"),
-         503: ("Every hint search of this server is busy: try again after Retry-After.",
-               "Problem")},
+         503: ("Every search of this server (hints', puzzles') is busy: try again after "
+               "Retry-After.", "Problem")},
         request_schema="HintRequest")
     add("GET", "/puzzles/{date}/{slug}/solution", get_solution,
         "The shortest winning line known for a day's puzzle, once the day is over (UTC).",

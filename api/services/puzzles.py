@@ -32,6 +32,7 @@ a start or a submission under a registered name needs the player's token.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import math
@@ -42,7 +43,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -85,8 +86,11 @@ come back (a request must not hold a server thread for a whole search)."""
 POLL_SECONDS: Final = 0.1
 """How often a waiting request looks whether the puzzle is there."""
 
-HINT_SEARCHES: Final = 2
-"""Hint searches one process runs at once; more would only share the same cores."""
+SEARCHES: Final = 2
+"""Searches one process runs at once at request time, hints' and puzzle making's together;
+more would only share the same cores, and slow every other request of the process (threads
+share one interpreter), and a puzzle whose candidates' searches ran out of seconds that way
+would be stored uncertified, for good."""
 
 PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidates=200)
 """What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise: up to 200
@@ -281,8 +285,9 @@ class PuzzleService:
     lines: solving.LineMemo = attrs.field(factory=solving.LineMemo)
     """Winning lines found by hints, so that following a hint continues its line."""
 
-    hint_searches: threading.BoundedSemaphore = attrs.field(
-        factory=lambda: threading.BoundedSemaphore(HINT_SEARCHES))
+    searches: threading.BoundedSemaphore = attrs.field(
+        factory=lambda: threading.BoundedSemaphore(SEARCHES))
+    """A slot for each search this process may run at once (:data:`SEARCHES`)."""
 
     live_puzzles: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     """Today's stored puzzles by id, once they need no more work (:meth:`_live_puzzle`)."""
@@ -380,9 +385,15 @@ class PuzzleService:
             if body is not None and not self._wanted(certificate, again):
                 return body, certificate
             rules = self.catalogue.rules(entry.slug)
+            with self._search_slot(pid, budget):
+                if body is None:
+                    found = certify.certify_day(rules, entry.slug, self.settings.secret_key,
+                                                date, budget, self.calibration)
+                else:
+                    found = certify.certify_number(rules, entry.slug,
+                                                   parse_deal_number(body["deal"]), budget,
+                                                   self.calibration)
             if body is None:
-                found = certify.certify_day(rules, entry.slug, self.settings.secret_key, date,
-                                            budget, self.calibration)
                 if not found.certified and not keep_uncertified:
                     raise NotCertified(found)
                 made = make_puzzle(self.catalogue, self.settings.secret_key, date, entry,
@@ -391,13 +402,28 @@ class PuzzleService:
                 return self.store.keep_certified_puzzle(
                     pid, date.isoformat(), entry.slug, made, new_certificate(pid, found, now),
                     now, lease=lease)
-            found = certify.certify_number(rules, entry.slug, parse_deal_number(body["deal"]),
-                                           budget, self.calibration)
             kept = self.store.keep_certificate(new_certificate(pid, found, iso(self.clock())),
                                                iso(self.clock()), lease=lease)
             return body, kept
         finally:
             self.store.release_lease(lease, owner)
+
+    @contextlib.contextmanager
+    def _search_slot(self, pid: str, budget: certify.CertifyBudget) -> Iterator[None]:
+        """Hold one of this process's search slots (:data:`SEARCHES`) while making or
+        certifying ``pid``, waiting up to :attr:`wait_seconds` for one; refuse as busy when
+        none is free then (eight requests for eight past days searched at once, slowed
+        every other request for seconds, and ran out of their seconds: stored uncertified)."""
+        if not self.searches.acquire(timeout=self.wait_seconds):
+            retry = max(1, math.ceil(budget.most_seconds))
+            raise ServiceError(f"every search of this server is busy making other puzzles or "
+                               f"hints, so the puzzle {pid} was not made; try again in "
+                               f"{retry} s", fault=Fault.BUSY, title="Puzzle being prepared",
+                               retry_after=retry)
+        try:
+            yield
+        finally:
+            self.searches.release()
 
     @staticmethod
     def _wanted(certificate: Certificate | None, again: bool) -> bool:
@@ -530,8 +556,8 @@ class PuzzleService:
         answered = solving.hint_without_search(position, known=known, memo=self.lines)
         if answered is not None:
             document = answered.document
-        else:  # a search: at most HINT_SEARCHES at once in this process
-            if not self.hint_searches.acquire(timeout=solving.HINT_SECONDS):
+        else:  # a search: at most SEARCHES at once in this process
+            if not self.searches.acquire(timeout=solving.HINT_SECONDS):
                 raise ServiceError("every hint search of this server is busy; try again in "
                                    "a second", fault=Fault.BUSY, title="Hints busy",
                                    retry_after=1)
@@ -539,7 +565,7 @@ class PuzzleService:
                 document = solving.hint(position, seconds=solving.HINT_SECONDS,
                                         memo=self.lines).document
             finally:
-                self.hint_searches.release()
+                self.searches.release()
         document["assisted"] = False
         if puzzle is not None and token is not None and position.result.ok:
             self.store.record_hint(puzzle, token_digest(token), position.result.applied,

@@ -96,6 +96,9 @@ def test_an_absurd_page_number_gets_a_clear_message(client: FlaskClient) -> None
                                f"?page=99999999999999999999"), 422)
     assert "page must be a whole number from 1 to 999999999" in found["detail"]
     assert found["errors"][0]["parameter"] == "page"
+    # per_page's message gives its own range, not a page's
+    found = problem(client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?per_page="), 422)
+    assert "per_page must be a whole number from 1 to 100," in found["detail"]
 
 
 def test_human_text_counts_moves_from_one_but_pointers_from_zero(client: FlaskClient) -> None:
@@ -196,7 +199,11 @@ def test_an_exceeded_limit_is_a_429_problem_with_retry_after(
     found = problem(refused, 429)
     assert "2 per 1 minute" in found["detail"]
     assert 0 < int(refused.headers["Retry-After"]) <= 60
-    assert client.get("/v1/variants/montana").status_code == 200  # reads count apart
+    read = client.get("/v1/variants/montana")  # reads count apart
+    assert read.status_code == 200
+    # the budget left is told; Retry-After only where the answer asks to come back
+    assert (read.headers["X-RateLimit-Limit"], read.headers["X-RateLimit-Remaining"]) == ("3", "2")
+    assert int(read.headers["X-RateLimit-Reset"]) > 0 and "Retry-After" not in read.headers
     assert all(client.get("/v1/health").status_code == 200 for _ in range(10))
 
 
