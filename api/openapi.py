@@ -129,6 +129,34 @@ def openapi_document(settings: Settings, operations: Sequence[Operation]) -> dic
     }
 
 
+IF_NONE_MATCH: Final[dict[str, Any]] = {
+    "name": "If-None-Match", "in": "header", "required": False,
+    "description": "The ETag of a copy held (weak or strong): a 304 without a body when it "
+                   "is still the puzzle's.",
+    "schema": {"type": "string"}, "example": '"3f9c0a1b2c3d4e5f60718293a4b5c6d7"'}
+"""The request header of a cached read."""
+
+CACHE_HEADERS: Final[dict[str, dict[str, Any]]] = {
+    "ETag": {"description": "The puzzle document's tag, for If-None-Match.",
+             "schema": {"type": "string"}},
+    "Cache-Control": {"description": "public, max-age=SECONDS until the next UTC midnight "
+                                     "for today's puzzle; immutable for a past day's.",
+                      "schema": {"type": "string"}},
+}
+"""The headers of a cached read's 200 and 304."""
+
+RATE_LIMIT_HEADERS: Final[dict[str, dict[str, Any]]] = {
+    "X-RateLimit-Limit": {"description": "Requests of this kind a client may make in its "
+                                         "window (a minute unless configured).",
+                          "schema": {"type": "integer"}},
+    "X-RateLimit-Remaining": {"description": "Requests left in the window, after this one.",
+                              "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "When the window ends, in seconds since the epoch.",
+                          "schema": {"type": "integer"}},
+}
+"""The headers of a rate-limited operation's answers."""
+
+
 def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
     example = EXAMPLES.get(operation.operation_id)
     names = [part[1:-1] for part in operation.path.split("/") if part.startswith("{")]
@@ -144,6 +172,11 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status, (description, schema) in operation.responses.items():
         responses[str(status)] = _response(description, schema)
+    if "304" in responses:  # a cached read: its tag, its lifetime, and the tag sent back
+        parameters.append(dict(IF_NONE_MATCH))
+        for code in ("200", "304"):
+            responses[code]["headers"] = {name: dict(header)
+                                             for name, header in CACHE_HEADERS.items()}
     if operation.request_schema:
         responses.setdefault("413", _response("The body is too large.", "Problem"))
         responses.setdefault("415", _response("The body is not JSON.", "Problem"))
@@ -156,6 +189,10 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
         responses["429"]["headers"] = {"Retry-After": {
             "description": "Seconds until the client may try again.",
             "schema": {"type": "integer"}}}
+        for code, answer in responses.items():
+            if code.startswith("2") or code == "429":
+                answer.setdefault("headers", {}).update(
+                    {name: dict(header) for name, header in RATE_LIMIT_HEADERS.items()})
     if "503" in responses:  # a puzzle being made elsewhere, or no room for a hint search
         responses["503"]["headers"] = {"Retry-After": {
             "description": "Seconds after which trying again makes sense.",

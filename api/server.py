@@ -39,7 +39,7 @@ from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ErrorTask
 
 from gapgrid.api.config import Settings
-from gapgrid.api.problems import MEDIA_TYPE
+from gapgrid.api.problems import LONGEST_INSTANCE, MEDIA_TYPE
 from gapgrid.api.text import bounded, excerpt
 
 ACCESS_LOG: Final = logging.getLogger("gapgrid.access")
@@ -135,10 +135,18 @@ class ProblemErrorTask(ErrorTask):  # type: ignore[misc]
             431: f"the request line and headers are larger than {self.max_header} bytes",
             500: "the server failed to answer; the error has been logged",
         }.get(status) or f"the request is not valid HTTP: {bounded(str(error.body), 200)}"
-        body = json.dumps({"type": "about:blank", "title": error.reason, "status": status,
-                           "detail": detail}).encode()
+        problem = {"type": "about:blank", "title": error.reason, "status": status,
+                   "detail": detail}
+        path = getattr(self.request, "path", None)  # absent when the request line failed
+        if isinstance(path, str) and path and len(path) <= LONGEST_INSTANCE:
+            problem["instance"] = path
+        body = json.dumps(problem).encode()
         self.status = f"{status} {error.reason}"
         self.response_headers.append(("Content-Type", MEDIA_TYPE))
+        # A page on another origin may read why its request was refused (a body too large
+        # for /v1/verify), as it reads the app's own problems: the answer holds nothing
+        # private, and no credentials are ever allowed.
+        self.response_headers.append(("Access-Control-Allow-Origin", "*"))
         self.set_close_on_finish()
         self.content_length = len(body)
         self.write(body)

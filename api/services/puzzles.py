@@ -558,8 +558,9 @@ class PuzzleService:
             document = answered.document
         else:  # a search: at most SEARCHES at once in this process
             if not self.searches.acquire(timeout=solving.HINT_SECONDS):
-                raise ServiceError("every hint search of this server is busy; try again in "
-                                   "a second", fault=Fault.BUSY, title="Hints busy",
+                raise ServiceError("every search of this server is busy (hints, puzzles being "
+                                   "made); try again in a second", fault=Fault.BUSY,
+                                   title="Hints busy",
                                    retry_after=1)
             try:
                 document = solving.hint(position, seconds=solving.HINT_SECONDS,

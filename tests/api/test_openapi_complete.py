@@ -160,6 +160,26 @@ def test_every_operation_names_its_429(document: dict[str, Any]) -> None:
             assert "Retry-After" in operation["responses"]["429"]["headers"], (path, method)
 
 
+def test_the_headers_an_answer_carries_are_declared(document: dict[str, Any],
+                                                    client: FlaskClient) -> None:
+    """A client generated from the document knows the rate-limit headers of every limited
+    answer, and a cached read's ETag, Cache-Control and If-None-Match; and the server sends
+    what the document declares."""
+    for path, method, operation in _operations(document):
+        if path == "/v1/health":
+            continue
+        for status, answer in operation["responses"].items():
+            if status.startswith("2"):
+                assert "X-RateLimit-Remaining" in answer["headers"], (path, method, status)
+    daily = document["paths"]["/v1/daily/{slug}"]["get"]
+    assert {"ETag", "Cache-Control"} <= set(daily["responses"]["200"]["headers"])
+    assert {"ETag", "Cache-Control"} <= set(daily["responses"]["304"]["headers"])
+    assert "If-None-Match" in [parameter["name"] for parameter in daily["parameters"]]
+    answer = client.get("/v1/daily/montana")
+    declared = set(daily["responses"]["200"]["headers"])
+    assert declared <= set(answer.headers.keys()), declared - set(answer.headers.keys())
+
+
 def test_the_document_is_plain_json(document: dict[str, Any]) -> None:
     """The document survives a JSON round trip (no Python-only values in the examples)."""
     assert json.loads(json.dumps(document)) == document
