@@ -508,11 +508,22 @@ class RequestValidator:
         if validator.is_valid(body):
             return
         errors = sorted(validator.iter_errors(body), key=lambda error: list(error.absolute_path))
-        found = [{"pointer": pointer(error.absolute_path), "detail": _message(error)}
-                 for error in errors[:MAX_ERRORS]]
+        found = [item for error in errors for item in _found(error)][:MAX_ERRORS]
         raise Problem(422, "Invalid request", "; ".join(
             f"{item['pointer']}: {item['detail']}" for item in found),
             type_=INVALID_REQUEST, errors=found)
+
+
+def _found(error: jsonschema.ValidationError) -> list[dict[str, str]]:
+    """The problem's entries for ``error``: one for each field a closed object does not
+    know, pointing at the field itself (``#/extra``, not the object ``#``), else one."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        unknown = [name for name in error.instance if name not in known][:MAX_ERRORS]
+        if unknown:
+            return [{"pointer": pointer([*error.absolute_path, name]), "detail": "unknown field"}
+                    for name in unknown]
+    return [{"pointer": pointer(error.absolute_path), "detail": _message(error)}]
 
 
 def _message(error: jsonschema.ValidationError) -> str:

@@ -106,7 +106,7 @@ def test_hint_requests_are_checked(make_app: Callable[..., Flask]) -> None:
     token = client.post(f"{URL}/start", json={}).get_json()["token"]
     for body, pointer in [
         ({"variant": VARIANT, "deal": puzzle["deal"]}, "#"),
-        ({"variant": VARIANT, "deal": puzzle["deal"], "moves": [], "budget": 9}, "#"),
+        ({"variant": VARIANT, "deal": puzzle["deal"], "moves": [], "budget": 9}, "#/budget"),
         ({"variant": VARIANT, "deal": "12345", "moves": [], "token": token}, "#/token"),
         ({"variant": VARIANT, "deal": puzzle["deal"], "moves": [], "token": "x.y"},
          "#/token"),

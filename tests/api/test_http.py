@@ -108,7 +108,7 @@ def test_verify_with_options_and_chosen_schemes(client: FlaskClient) -> None:
     ({"variant": "montana", "deal": "1", "moves": [], "scoring": ["cards", "golf"]},
      "#/scoring/1"),
     ({"variant": "montana", "deal": "1"}, "#"),
-    ({"variant": "montana", "deal": "1", "moves": [], "extra": 1}, "#"),
+    ({"variant": "montana", "deal": "1", "moves": [], "extra": 1}, "#/extra"),  # the field
     ([1, 2, 3], "#"),
 ])
 def test_malformed_requests_are_422_pointing_at_the_field(client: FlaskClient,
@@ -499,7 +499,7 @@ def test_moves_with_a_refused_move_answers_the_position_before_it(client: FlaskC
     ({"variant": "montana", "deal": "ms0", "moves": []}, "#/deal"),
     ({"variant": "montana", "deal": "1", "moves": [], "options": {"redeals": "x"}},
      "#/options/redeals"),
-    ({"variant": "montana", "deal": "1", "moves": [], "scoring": ["par"]}, "#"),
+    ({"variant": "montana", "deal": "1", "moves": [], "scoring": ["par"]}, "#/scoring"),
 ])
 def test_malformed_moves_requests_are_422(client: FlaskClient, body: dict[str, Any],
                                           pointer: str) -> None:
