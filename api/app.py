@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Final
@@ -172,7 +173,8 @@ def _rate_limit_headers(limiter: Limiter, response: Response) -> Response:
         response.headers["X-RateLimit-Remaining"] = str(current.remaining)
         response.headers["X-RateLimit-Reset"] = str(int(reset_at))
         if response.status_code == 429:
-            response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))
+            # rounded up: a client that waits a second too little is refused again
+            response.headers["Retry-After"] = str(max(1, math.ceil(reset_at - time.time())))
     except Exception:  # the counter store failed: answer without the headers (it is logged)
         _log.warning("rate limit headers left out: the limit storage failed")
     return response

@@ -190,7 +190,7 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
             "description": "Seconds until the client may try again.",
             "schema": {"type": "integer"}}}
         for code, answer in responses.items():
-            if code.startswith("2") or code == "429":
+            if code != "default":  # every answer the app itself gives (waitress's have none)
                 answer.setdefault("headers", {}).update(
                     {name: dict(header) for name, header in RATE_LIMIT_HEADERS.items()})
     if "503" in responses:  # a puzzle being made elsewhere, or no room for a hint search

@@ -137,8 +137,11 @@ class ProblemErrorTask(ErrorTask):  # type: ignore[misc]
         }.get(status) or f"the request is not valid HTTP: {bounded(str(error.body), 200)}"
         problem = {"type": "about:blank", "title": error.reason, "status": status,
                    "detail": detail}
-        path = getattr(self.request, "path", None)  # absent when the request line failed
-        if isinstance(path, str) and path and len(path) <= LONGEST_INSTANCE:
+        # The request's path only where waitress read the request whole up to its body: for
+        # headers over the limit it parses a stand-in request ("GET /"), and a malformed
+        # request may have none.
+        path = getattr(self.request, "path", None)
+        if status == 413 and isinstance(path, str) and path and len(path) <= LONGEST_INSTANCE:
             problem["instance"] = path
         body = json.dumps(problem).encode()
         self.status = f"{status} {error.reason}"

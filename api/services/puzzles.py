@@ -40,10 +40,9 @@ import os
 import re
 import secrets
 import socket
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -54,6 +53,7 @@ from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
 from gapgrid.api.services import certify, games, players, solving
 from gapgrid.api.services.difficulty_table import CALIBRATION
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
+from gapgrid.api.services.search_slot import SearchSlot
 from gapgrid.api.store import (
     Certificate,
     NameTaken,
@@ -86,11 +86,8 @@ come back (a request must not hold a server thread for a whole search)."""
 POLL_SECONDS: Final = 0.1
 """How often a waiting request looks whether the puzzle is there."""
 
-SEARCHES: Final = 2
-"""Searches one process runs at once at request time, hints' and puzzle making's together;
-more would only share the same cores, and slow every other request of the process (threads
-share one interpreter), and a puzzle whose candidates' searches ran out of seconds that way
-would be stored uncertified, for good."""
+HINT_LONGEST: Final = solving.HINT_SECONDS + 1.0
+"""How long a hint holds the process's search at most: its search, its cut, its replay."""
 
 PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidates=200)
 """What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise: up to 200
@@ -285,9 +282,8 @@ class PuzzleService:
     lines: solving.LineMemo = attrs.field(factory=solving.LineMemo)
     """Winning lines found by hints, so that following a hint continues its line."""
 
-    searches: threading.BoundedSemaphore = attrs.field(
-        factory=lambda: threading.BoundedSemaphore(SEARCHES))
-    """A slot for each search this process may run at once (:data:`SEARCHES`)."""
+    search: SearchSlot = attrs.field(factory=SearchSlot)
+    """The process's one search at a time, a hint's or a puzzle's (:mod:`.search_slot`)."""
 
     live_puzzles: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     """Today's stored puzzles by id, once they need no more work (:meth:`_live_puzzle`)."""
@@ -408,22 +404,20 @@ class PuzzleService:
         finally:
             self.store.release_lease(lease, owner)
 
-    @contextlib.contextmanager
-    def _search_slot(self, pid: str, budget: certify.CertifyBudget) -> Iterator[None]:
-        """Hold one of this process's search slots (:data:`SEARCHES`) while making or
-        certifying ``pid``, waiting up to :attr:`wait_seconds` for one; refuse as busy when
-        none is free then (eight requests for eight past days searched at once, slowed
-        every other request for seconds, and ran out of their seconds: stored uncertified)."""
-        if not self.searches.acquire(timeout=self.wait_seconds):
-            retry = max(1, math.ceil(budget.most_seconds))
-            raise ServiceError(f"every search of this server is busy making other puzzles or "
-                               f"hints, so the puzzle {pid} was not made; try again in "
-                               f"{retry} s", fault=Fault.BUSY, title="Puzzle being prepared",
-                               retry_after=retry)
-        try:
-            yield
-        finally:
-            self.searches.release()
+    def _search_slot(self, pid: str, budget: certify.CertifyBudget
+                     ) -> contextlib.AbstractContextManager[None]:
+        """Hold the process's search (:mod:`.search_slot`) while making or certifying
+        ``pid``, waiting up to :attr:`wait_seconds` for it; refuse as busy when it is still
+        held then, and store nothing (eight requests for eight past days searched at once,
+        slowed every other request for seconds, and ran out of their seconds: stored
+        uncertified, for good)."""
+        def busy(seconds: int) -> ServiceError:
+            return ServiceError(f"this server's search is busy (a hint, or another puzzle "
+                                f"being made), so the puzzle {pid} was not made; try again in "
+                                f"{seconds} s", fault=Fault.BUSY, title="Puzzle being prepared",
+                                retry_after=seconds)
+
+        return self.search.held(wait=self.wait_seconds, longest=budget.most_seconds, busy=busy)
 
     @staticmethod
     def _wanted(certificate: Certificate | None, again: bool) -> bool:
@@ -556,17 +550,15 @@ class PuzzleService:
         answered = solving.hint_without_search(position, known=known, memo=self.lines)
         if answered is not None:
             document = answered.document
-        else:  # a search: at most SEARCHES at once in this process
-            if not self.searches.acquire(timeout=solving.HINT_SECONDS):
-                raise ServiceError("every search of this server is busy (hints, puzzles being "
-                                   "made); try again in a second", fault=Fault.BUSY,
-                                   title="Hints busy",
-                                   retry_after=1)
-            try:
+        else:  # a search: one at a time in this process
+            def busy(seconds: int) -> ServiceError:
+                return ServiceError(f"this server's search is busy (another hint, or a puzzle "
+                                    f"being made); try again in {seconds} s",
+                                    fault=Fault.BUSY, title="Hints busy", retry_after=seconds)
+
+            with self.search.held(wait=solving.HINT_SECONDS, longest=HINT_LONGEST, busy=busy):
                 document = solving.hint(position, seconds=solving.HINT_SECONDS,
                                         memo=self.lines).document
-            finally:
-                self.searches.release()
         document["assisted"] = False
         if puzzle is not None and token is not None and position.result.ok:
             self.store.record_hint(puzzle, token_digest(token), position.result.applied,

@@ -242,27 +242,19 @@ def test_leases_exclude_other_owners_until_they_expire(store: Store) -> None:
     assert store.take_lease("x", "a", 10, now=118.0) == 0
 
 
-def test_with_every_search_slot_taken_a_puzzle_is_not_made_but_refused_as_busy(
+def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
         make_app: Callable[..., Flask]) -> None:
-    """A puzzle not made yet needs a search; with the process's search slots all taken (by
-    hints, or by other puzzles: eight past days asked at once had run out of their seconds
-    and were stored uncertified, for good), the request waits its two seconds and gets a 503
-    with Retry-After, and nothing is stored; once a slot is free the puzzle is made,
-    certified."""
+    """A puzzle not made yet needs a search; while the process's one search is held (by a
+    hint, or another puzzle: eight past days asked at once had run out of their seconds and
+    were stored uncertified, for good), the request waits its two seconds and gets a 503
+    whose Retry-After says when the search frees, and nothing is stored; then the puzzle is
+    made, certified."""
     app = make_app()
     client = app.test_client()
-    slots = app.extensions["gapgrid"].puzzles.searches
-    taken = 0
-    while slots.acquire(blocking=False):
-        taken += 1
-    try:
+    with app.extensions["gapgrid"].puzzles.search.held(wait=0, longest=20, busy=AssertionError):
         busy = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}")
         assert busy.status_code == 503 and busy.content_type == PROBLEM
-        assert int(busy.headers["Retry-After"]) >= 1
-        assert "every search of this server is busy" in busy.get_json()["detail"]
-    finally:
-        for _ in range(taken):
-            slots.release()
-    assert taken >= 1
+        assert 15 <= int(busy.headers["Retry-After"]) <= 18  # 20 s less the 2 s waited
+        assert "this server's search is busy" in busy.get_json()["detail"]
     made = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
     assert made["certified"] is True and made["date"] == YESTERDAY
