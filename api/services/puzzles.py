@@ -283,7 +283,8 @@ class PuzzleService:
     """Winning lines found by hints, so that following a hint continues its line."""
 
     search: SearchSlot = attrs.field(factory=SearchSlot)
-    """The process's one search at a time, a hint's or a puzzle's (:mod:`.search_slot`)."""
+    """The process's one search at a time, a hint's or a past day's puzzle's
+    (:mod:`.search_slot`)."""
 
     live_puzzles: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     """Today's stored puzzles by id, once they need no more work (:meth:`_live_puzzle`)."""
@@ -381,7 +382,7 @@ class PuzzleService:
             if body is not None and not self._wanted(certificate, again):
                 return body, certificate
             rules = self.catalogue.rules(entry.slug)
-            with self._search_slot(pid, budget):
+            with self._search_slot(pid, date, budget):
                 if body is None:
                     found = certify.certify_day(rules, entry.slug, self.settings.secret_key,
                                                 date, budget, self.calibration)
@@ -404,13 +405,16 @@ class PuzzleService:
         finally:
             self.store.release_lease(lease, owner)
 
-    def _search_slot(self, pid: str, budget: certify.CertifyBudget
+    def _search_slot(self, pid: str, date: datetime.date, budget: certify.CertifyBudget
                      ) -> contextlib.AbstractContextManager[None]:
-        """Hold the process's search (:mod:`.search_slot`) while making or certifying
-        ``pid``, waiting up to :attr:`wait_seconds` for it; refuse as busy when it is still
-        held then, and store nothing (eight requests for eight past days searched at once,
-        slowed every other request for seconds, and ran out of their seconds: stored
-        uncertified, for good)."""
+        """For a past day's puzzle, hold the process's search (:mod:`.search_slot`) while
+        making or certifying it, waiting up to :attr:`wait_seconds` for it; refuse as busy
+        when it is still held then, and store nothing (eight requests for eight past days
+        searched at once, slowed every other request for seconds, and ran out of their
+        seconds: stored uncertified, for good). Today's puzzles go on as they come: the
+        first page of the day asks for every variant's at once, and each must be served."""
+        if date >= self.today():
+            return contextlib.nullcontext()
         def busy(seconds: int) -> ServiceError:
             return ServiceError(f"this server's search is busy (a hint, or another puzzle "
                                 f"being made), so the puzzle {pid} was not made; try again in "

@@ -1,4 +1,6 @@
-"""The one search a server process runs at a time at request time: a hint's or a puzzle's.
+"""The one search a server process runs at a time at request time: a hint's, or a past day's
+puzzle's (today's are made as they are asked for: the first page of the day asks for every
+variant's at once).
 
 The search is Python: the threads of one process share one interpreter lock,
 so two searches at once each run at about half speed (measured: 23,000

@@ -246,9 +246,9 @@ def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
         make_app: Callable[..., Flask]) -> None:
     """A puzzle not made yet needs a search; while the process's one search is held (by a
     hint, or another puzzle: eight past days asked at once had run out of their seconds and
-    were stored uncertified, for good), the request waits its two seconds and gets a 503
-    whose Retry-After says when the search frees, and nothing is stored; then the puzzle is
-    made, certified."""
+    were stored uncertified, for good), a past day's request waits its two seconds and gets a
+    503 whose Retry-After says when the search frees, and nothing is stored; then the puzzle
+    is made, certified. Today's puzzle is made meanwhile all the same."""
     app = make_app()
     client = app.test_client()
     with app.extensions["gapgrid"].puzzles.search.held(wait=0, longest=20, busy=AssertionError):
@@ -256,5 +256,8 @@ def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
         assert busy.status_code == 503 and busy.content_type == PROBLEM
         assert 15 <= int(busy.headers["Retry-After"]) <= 18  # 20 s less the 2 s waited
         assert "this server's search is busy" in busy.get_json()["detail"]
+        # today's puzzle is made all the same: the day's first page asks for all at once
+        today = client.get(f"/v1/daily/{VARIANT}")
+        assert today.status_code == 200 and today.get_json()["certified"] is True
     made = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
     assert made["certified"] is True and made["date"] == YESTERDAY
