@@ -871,5 +871,20 @@ EXAMPLES: Final[dict[str, Example]] = {
         summary='A ready process.',
         status=200,
         response={'status': 'ok', 'version': '0.1.0', 'database': 'reachable'}),
+    'get_index': Example(
+        summary="The index on the examples' day, its daily list cut to its first entry here.",
+        status=200,
+        response={'name': 'gapgrid puzzle API',
+                  'version': 'v1',
+                  'openapi': '/v1/openapi.json',
+                  'variants': '/v1/variants',
+                  'verify': '/v1/verify',
+                  'page': '/',
+                  'today': '2026-11-30',
+                  'daily': [{'slug': 'montana',
+                             'name': 'Montana',
+                             'puzzle': '/v1/daily/montana',
+                             'leaderboard': '/v1/puzzles/2026-11-30/montana/leaderboard',
+                             'play': '/play/montana'}]}),
 }
 """Keyed by operation id."""

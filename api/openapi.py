@@ -67,7 +67,7 @@ TAGS: Final = (
      "description": "One puzzle a day per variant: start it, submit moves, read the "
                     "leaderboard. Starts and submissions accept browser requests only from "
                     "the origins the server lists (GAPGRID_CORS_ORIGINS)."},
-    {"name": "Service", "description": "This document, and the health check."},
+    {"name": "Service", "description": "The index, this document, and the health check."},
 )
 
 PROBLEM_EXAMPLE: Final = {
@@ -83,7 +83,7 @@ def tag_of(path: str) -> str:
         return "Variants and deals"
     if path.startswith(("/daily", "/puzzles", "/players")):
         return "Daily puzzles"
-    if path in ("/health", "/openapi.json"):
+    if path in ("/", "/health", "/openapi.json"):
         return "Service"
     return "Games"
 
@@ -178,6 +178,8 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
             responses[code]["headers"] = {name: dict(header)
                                              for name, header in CACHE_HEADERS.items()}
     if operation.request_schema:
+        responses.setdefault("400", _response("The body is not JSON (or repeats a key).",
+                                              "Problem"))
         responses.setdefault("413", _response("The body is too large.", "Problem"))
         responses.setdefault("415", _response("The body is not JSON.", "Problem"))
         responses.setdefault("422", _response("The request is not well formed.", "Problem"))

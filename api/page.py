@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Flask, Response, jsonify, send_from_directory
+from flask import Blueprint, Flask, Response, send_from_directory
 
 from gapgrid.api.routes import state
 from gapgrid.api.services.errors import ServiceError
@@ -43,7 +43,7 @@ CONTENT_SECURITY_POLICY: Final = "; ".join((
 """Only this origin, for every kind of request the page can make."""
 
 def register_page(app: Flask) -> None:
-    """Serve the player's page and the ``/v1/`` index from ``app``.
+    """Serve the player's page from ``app``.
 
     The blueprint is built here, for each app, never at import.
     """
@@ -52,7 +52,6 @@ def register_page(app: Flask) -> None:
     page.add_url_rule("/", view_func=home, methods=["GET"])
     page.add_url_rule("/play/<slug>", view_func=play, methods=["GET"])
     page.add_url_rule("/play/<slug>/<date>", view_func=play, methods=["GET"])
-    page.add_url_rule("/v1/", view_func=api_index, methods=["GET"])
     app.register_blueprint(page)
 
 
@@ -93,31 +92,4 @@ def play(slug: str, date: str | None = None) -> Response:
             api.puzzles.day(date)  # as the API reads it: a date, from the first day to today
     except (UnknownVariantError, ServiceError):
         response.status_code = 404
-    return response
-
-
-def api_index() -> Response:
-    """A small JSON index of the API: where its description, variants and today's puzzles are."""
-    api = state()
-    catalogue = api.catalogue
-    today = api.puzzles.today().isoformat()
-    daily = []
-    for slug in catalogue.slugs():
-        entry = catalogue.lookup(slug)
-        daily.append({"slug": slug, "name": entry.name,
-                      "puzzle": f"/v1/daily/{slug}",
-                      "leaderboard": f"/v1/puzzles/{today}/{slug}/leaderboard",
-                      "play": f"/play/{slug}"})
-    response = jsonify({
-        "name": "gapgrid puzzle API",
-        "version": "v1",
-        "openapi": "/v1/openapi.json",
-        "variants": "/v1/variants",
-        "verify": "/v1/verify",
-        "page": "/",
-        "today": today,
-        "daily": daily,
-    })
-    # The list of today's puzzles changes at UTC midnight and when plugins change.
-    response.headers["Cache-Control"] = "no-cache"
     return response

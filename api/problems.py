@@ -24,6 +24,7 @@ from gapgrid.api.text import bounded
 MEDIA_TYPE: Final = "application/problem+json"
 INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
 NOT_FOUND: Final = "urn:gapgrid:problem:not-found"
+MALFORMED_BODY: Final = "urn:gapgrid:problem:malformed-body"
 CONFLICT: Final = "urn:gapgrid:problem:conflict"
 BUSY: Final = "urn:gapgrid:problem:busy"
 UNAUTHENTICATED: Final = "urn:gapgrid:problem:unauthenticated"
@@ -75,6 +76,12 @@ def invalid(detail: str, *, pointer: str | None = None, parameter: str | None = 
     if parameter is not None:
         where["parameter"] = parameter
     return Problem(422, "Invalid request", detail, type_=INVALID_REQUEST, errors=[where])
+
+
+def malformed(detail: str) -> Problem:
+    """A 400 for a body that is not JSON at all (RFC 9110: 422 is for content that parses)."""
+    return Problem(400, "Bad Request", detail, type_=MALFORMED_BODY,
+                   errors=[{"detail": detail, "pointer": "#"}])
 
 
 def not_found(detail: str) -> Problem:

@@ -31,6 +31,7 @@ from gapgrid.api.problems import (
     UNAUTHENTICATED,
     Problem,
     invalid,
+    malformed,
 )
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services import games
@@ -86,23 +87,39 @@ def respond(data: Any, status: int = 200, headers: Mapping[str, str] | None = No
 
 
 def json_body(schema: str) -> dict[str, Any]:
-    """The request's JSON body, checked against ``schema``; 415 or 422 problems otherwise."""
+    """The request's JSON body, checked against ``schema``: a 415 problem when it is not sent
+    as JSON, 400 when it is not JSON (:func:`malformed`), 422 when it is but does not fit."""
     if request.mimetype not in JSON_TYPES:
         raise Problem(415, "Unsupported Media Type",
                       f"send the body as application/json, not {request.mimetype or 'nothing'}")
     raw = request.get_data(cache=False)
     try:
-        body = json.loads(raw, parse_constant=_refuse_constant)
+        body = json.loads(raw, parse_constant=_refuse_constant,
+                          object_pairs_hook=_object_without_repeats)
     except (ValueError, UnicodeDecodeError) as error:
-        raise invalid(f"the body is not valid JSON: {error}", pointer="#") from None
+        raise malformed(f"the body is not valid JSON: {error}") from None
     except RecursionError:  # a body of thousands of nested brackets
-        raise invalid("the body nests too deeply to be a request", pointer="#") from None
+        raise malformed("the body nests too deeply to be a request") from None
     state().validator.check(schema, body)
     return body  # type: ignore[no-any-return]
 
 
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not allowed")
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different. RFC 8259 leaves a repeated key's meaning
+    open (Python keeps the last, other parsers the first): a proxy or a client's own check
+    could read another request than the one answered, so it is refused."""
+    body = dict(pairs)
+    if len(body) < len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise ValueError(f"the key {excerpt(name)} appears more than once in one object")
+            seen.add(name)
+    return body
 
 
 def cached(served: Served) -> Response:
@@ -258,16 +275,37 @@ def get_health() -> Response:
                     "database": "reachable"}, headers={"Cache-Control": "no-store"})
 
 
+def get_index() -> Response:
+    """A small index of the API: where its description, variants and today's puzzles are."""
+    api = state()
+    catalogue = api.catalogue
+    today = api.puzzles.today().isoformat()
+    daily = [{"slug": slug, "name": catalogue.lookup(slug).name,
+              "puzzle": f"/v1/daily/{slug}",
+              "leaderboard": f"/v1/puzzles/{today}/{slug}/leaderboard",
+              "play": f"/play/{slug}"} for slug in catalogue.slugs()]
+    # The list of today's puzzles changes at UTC midnight and when plugins change.
+    return respond({"name": "gapgrid puzzle API", "version": "v1",
+                    "openapi": "/v1/openapi.json", "variants": "/v1/variants",
+                    "verify": "/v1/verify", "page": "/", "today": today, "daily": daily},
+                   headers={"Cache-Control": "no-cache"})
+
+
 def get_openapi() -> Response:
     """This API's OpenAPI document."""
     api = state()
     return respond(openapi_document(api.settings, api.operations))
 
 
-BEING_PREPARED: Final = ("The puzzle is being made and certified by another request, or every "
-                         "search of this server is busy: try again after the seconds in "
-                         "Retry-After.", "Problem")
-"""The answer of every route that may have to make a day's puzzle first."""
+BEING_PREPARED: Final = ("The puzzle is being made and certified by another request, or (a "
+                         "past day's) every search of this server is busy: try again after "
+                         "the seconds in Retry-After.", "Problem")
+"""The answer of every route that may have to make a day's puzzle first, of any day."""
+
+TODAY_BEING_PREPARED: Final = ("Today's puzzle is being made and certified by another "
+                               "request: try again after the seconds in Retry-After.", "Problem")
+"""The same, for the routes of today's puzzle only (it waits for no search: each is made as
+it is asked for)."""
 
 PAGE_PARAMETERS: Final = (
     {"name": "page", "in": "query", "required": False,
@@ -305,7 +343,7 @@ def build_routes(settings: Settings) -> Routes:
          422: ("Not a game number PySolFC accepts.", "Problem")})
     add("GET", "/daily/{slug}", get_daily, "Today's puzzle (the UTC day).",
         {200: ("The puzzle.", "Puzzle"), 304: ("Not modified.", None),
-         404: ("No such variant.", "Problem"), 503: BEING_PREPARED})
+         404: ("No such variant.", "Problem"), 503: TODAY_BEING_PREPARED})
     add("GET", "/puzzles/{date}/{slug}", get_puzzle, "The puzzle of a day.",
         {200: ("The puzzle.", "Puzzle"), 304: ("Not modified.", None),
          404: ("No such variant, or no puzzle that day.", "Problem"),
@@ -355,7 +393,7 @@ def build_routes(settings: Settings) -> Routes:
          404: ("No such puzzle.", "Problem"),
          409: ("The puzzle is closed.", "Problem"),
          422: ("Not a date, or not a player name.", "Problem"),
-         503: BEING_PREPARED},
+         503: TODAY_BEING_PREPARED},
         request_schema="StartRequest", body_optional=True, player_token=True)
     add("POST", "/puzzles/{date}/{slug}/submissions", post_submission,
         "Submit moves for today's puzzle: replayed, scored, stored once per player.",
@@ -368,7 +406,7 @@ def build_routes(settings: Settings) -> Routes:
          404: ("No such puzzle.", "Problem"),
          409: ("The player already submitted other moves, or the puzzle is closed.",
                "Problem"),
-         422: ("The request is not well formed.", "Problem"), 503: BEING_PREPARED},
+         422: ("The request is not well formed.", "Problem"), 503: TODAY_BEING_PREPARED},
         request_schema="SubmissionRequest", player_token=True)
     add("GET", "/puzzles/{date}/{slug}/leaderboard", get_leaderboard,
         f"A puzzle's ranking by the {settings.ranking} scoring scheme (GAPGRID_RANKING), "
@@ -377,6 +415,9 @@ def build_routes(settings: Settings) -> Routes:
          404: ("No such puzzle.", "Problem"), 422: ("Bad date or page.", "Problem"),
          503: BEING_PREPARED},
         query=PAGE_PARAMETERS)
+    add("GET", "/", get_index, "Where this API's parts are: its description, the variants, "
+        "and today's puzzle, leaderboard and page of each variant.",
+        {200: ("The index.", "ApiIndex")})
     add("GET", "/openapi.json", get_openapi, "This API's OpenAPI 3.1 document.",
         {200: ("The document.", "OpenApiDocument")})
     add("GET", "/health", get_health,

@@ -468,6 +468,39 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                      "description": "The next page's URL, or null on the last page."},
         },
     },
+    "ApiIndex": {
+        "type": "object",
+        "description": "Where this API's parts are; every address is relative to the server.",
+        "required": ["name", "version", "openapi", "variants", "verify", "page", "today",
+                     "daily"],
+        "properties": {
+            "name": {"type": "string", "description": "This API's name."},
+            "version": {"enum": ["v1"], "description": "The API's version, its paths' prefix."},
+            "openapi": {"type": "string", "description": "This API's OpenAPI document."},
+            "variants": {"type": "string", "description": "The list of variants and presets."},
+            "verify": {"type": "string", "description": "Where moves on any deal are checked."},
+            "page": {"type": "string", "description": "The player's page in the browser."},
+            "today": {"type": "string", "format": "date",
+                      "description": "Today, the UTC day of the daily puzzles listed."},
+            "daily": {
+                "type": "array", "description": "One entry a variant, as GET /v1/variants lists "
+                                                "them.",
+                "items": {
+                    "type": "object",
+                    "required": ["slug", "name", "puzzle", "leaderboard", "play"],
+                    "properties": {
+                        "slug": {"type": "string", "description": "The variant's slug."},
+                        "name": {"type": "string", "description": "The variant's name."},
+                        "puzzle": {"type": "string", "description": "Its puzzle of today."},
+                        "leaderboard": {"type": "string",
+                                        "description": "The leaderboard of that puzzle."},
+                        "play": {"type": "string",
+                                 "description": "The player's page for that puzzle."},
+                    },
+                },
+            },
+        },
+    },
     "Health": {
         "type": "object",
         "description": "This process is ready to serve.",

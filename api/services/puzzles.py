@@ -464,6 +464,7 @@ class PuzzleService:
         date = self.day(day)
         entry = games.find_entry(self.catalogue, variant)
         pid = puzzle_id(date, entry.slug)
+        self._refuse_closed(date)  # before making a past day's puzzle only to refuse it
         body = self.live_puzzles.get(pid)
         if body is None:
             body, certificate = self._certified(date, entry)
@@ -472,12 +473,16 @@ class PuzzleService:
                 if any(not known.startswith(date.isoformat()) for known in self.live_puzzles):
                     self.live_puzzles.clear()  # only today's are kept
                 self.live_puzzles[pid] = body
+        self._refuse_closed(date)  # midnight may have passed while it was made
+        return body
+
+    def _refuse_closed(self, date: datetime.date) -> None:
+        """A conflict unless ``date`` is today: its puzzle takes no more starts or moves."""
         if date != self.today():
             _, ends = day_bounds(date)
             raise ServiceError(f"the puzzle of {date} closed at {iso(ends)}; only "
                                f"today's puzzle takes submissions", fault=Fault.CONFLICT,
                                field=("date",), title="Puzzle closed")
-        return body
 
     def solution(self, day: str, variant: str) -> dict[str, Any]:
         """The shortest winning line known for the puzzle of ``day``, once the day is over

@@ -166,7 +166,12 @@ def test_reads_and_checks_are_open_to_every_origin(client: FlaskClient) -> None:
         answer = _preflight(client, path, "https://any.example")
         assert answer.status_code == 200
         assert answer.headers["Access-Control-Allow-Origin"] == "*"
-        assert "POST" in answer.headers["Access-Control-Allow-Methods"]
+        assert set(answer.headers["Access-Control-Allow-Methods"].split(", ")) == {
+            "POST", "OPTIONS"}
+    read = client.options("/v1/variants/montana", headers={
+        "Origin": "https://any.example", "Access-Control-Request-Method": "GET"})
+    assert set(read.headers["Access-Control-Allow-Methods"].split(", ")) == {
+        "GET", "HEAD", "OPTIONS"}
 
 
 def test_starts_and_submissions_only_from_the_configured_origins(

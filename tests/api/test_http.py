@@ -130,17 +130,29 @@ def test_body_limits(make_app: Callable[..., Flask]) -> None:
 
 
 def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
-    """Not JSON: 415; broken JSON or NaN: 422."""
+    """Not sent as JSON: 415; not JSON (broken, NaN, a repeated key, too deep): 400."""
     problem(client.post("/v1/verify", data="variant=montana",
                         content_type="application/x-www-form-urlencoded"), 415)
     problem(client.post("/v1/verify"), 415)
-    problem(client.post("/v1/verify", data='{"variant":', content_type="application/json"), 422)
-    problem(client.post("/v1/verify", data='{"variant": NaN}', content_type="application/json"),
-            422)
-    problem(client.post("/v1/verify", data=b"\xff\xfe", content_type="application/json"), 422)
+    for data in ('{"variant":', '{"variant": NaN}', b"\xff\xfe"):
+        body = problem(client.post("/v1/verify", data=data, content_type="application/json"),
+                       400)
+        assert body["type"] == "urn:gapgrid:problem:malformed-body"
+        assert body["errors"][0]["pointer"] == "#"
     nested = "[" * 100_000 + "]" * 100_000
-    body = problem(client.post("/v1/verify", data=nested, content_type="application/json"), 422)
+    body = problem(client.post("/v1/verify", data=nested, content_type="application/json"), 400)
     assert "nests too deeply" in body["detail"]
+
+
+def test_a_key_repeated_in_one_object_is_refused(client: FlaskClient) -> None:
+    """Parsers disagree on which of two "deal" keys counts: the request is refused, naming it,
+    rather than answered for one of them."""
+    data = '{"variant": "montana", "deal": "1", "moves": [], "deal": "2"}'
+    body = problem(client.post("/v1/verify", data=data, content_type="application/json"), 400)
+    assert "'deal' appears more than once" in body["detail"]
+    nested = '{"variant": "montana", "deal": "1", "moves": [{"a": 1, "a": 2}]}'
+    body = problem(client.post("/v1/verify", data=nested, content_type="application/json"), 400)
+    assert "'a' appears more than once" in body["detail"]
 
 
 def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:
@@ -322,10 +334,15 @@ def test_token_of_another_puzzle_or_expired_is_refused(client: FlaskClient,
 
 
 def test_closed_puzzles_take_no_submissions(client: FlaskClient) -> None:
-    """Yesterday's puzzle can be read but not started or submitted to."""
+    """Yesterday's puzzle can be read but not started or submitted to; the refusal does not
+    make the puzzle first (nor wait for the process's search to make it)."""
     problem(client.post("/v1/puzzles/2026-11-29/montana/start"), 409)
     problem(client.post("/v1/puzzles/2026-11-29/montana/submissions",
                         json={"player": "Ann", "moves": []}), 409)
+    store = client.application.extensions["gapgrid"].puzzles.store
+    assert store.puzzle("2026-11-29-montana") is None
+    client.get("/v1/puzzles/2026-11-29/montana")
+    assert store.puzzle("2026-11-29-montana") is not None
 
 
 def test_leaderboard_ranks_by_par_and_pages(client: FlaskClient) -> None:
@@ -359,7 +376,7 @@ def test_openapi_document_is_valid(client: FlaskClient) -> None:
         "/v1/hint", "/v1/puzzles/{date}/{slug}/solution",
         "/v1/puzzles/{date}/{slug}/start", "/v1/puzzles/{date}/{slug}/submissions",
         "/v1/puzzles/{date}/{slug}/leaderboard", "/v1/openapi.json", "/v1/health",
-        "/v1/players"}
+        "/v1/players", "/v1/"}
 
 
 def test_schema_limits_match_the_settings(make_app: Callable[..., Flask]) -> None:

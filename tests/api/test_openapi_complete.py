@@ -101,7 +101,7 @@ def test_the_examples_fit_their_schemas(document: dict[str, Any]) -> None:
 
 
 DETERMINISTIC = ("list_variants", "get_variant", "get_deal", "get_daily", "get_puzzle",
-                 "post_verify", "post_moves", "get_health")
+                 "post_verify", "post_moves", "get_health", "get_index")
 
 
 @pytest.mark.parametrize("operation_id", DETERMINISTIC)
@@ -123,6 +123,8 @@ def test_the_examples_are_what_the_api_answers(make_app: Callable[..., Flask],
     got = answer.get_json()
     if operation_id == "list_variants":
         got = got[:1]
+    if operation_id == "get_index":
+        got["daily"] = got["daily"][:1]
     if operation_id == "get_health":
         got["version"] = example.response["version"]
     assert got == example.response

@@ -130,6 +130,9 @@ def exchanges(client: FlaskClient) -> tuple[dict[str, dict[str, Any]], str]:
         "request": None, "response": {"openapi": "3.1.0", "info": {
             "title": "gapgrid puzzle API", "version": "0.1.0"}, "paths": {}}}
     record("get_health", "A ready process.", "GET", "/v1/health", 200)
+    index = record("get_index", "The index on the examples' day, its daily list cut to its "
+                   "first entry here.", "GET", "/v1/", 200)
+    index["daily"] = index["daily"][:1]
     return recorder.examples, str(start["token"])
 
 
