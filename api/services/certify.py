@@ -23,6 +23,7 @@ puzzle never changes its number.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import hmac
@@ -203,29 +204,38 @@ def _key(rules: Rules, slug: str, budget: CertifyBudget, calibration: Mapping[st
     return (slug, tuple(sorted(rules.options.items())), budget, id(calibration), *rest)
 
 
+Searching = Callable[[], contextlib.AbstractContextManager[None]]
+"""What a certification holds while it searches (the caller's search slot), if it must."""
+
+
 def certify_day(rules: Rules, slug: str, secret: str, date: datetime.date,
-                budget: CertifyBudget, calibration: Mapping[str, Any]) -> Certificate:
-    """Choose and certify the puzzle of ``slug`` on ``date``: candidates 0, 1, 2, ..."""
+                budget: CertifyBudget, calibration: Mapping[str, Any],
+                searching: Searching = contextlib.nullcontext) -> Certificate:
+    """Choose and certify the puzzle of ``slug`` on ``date``: candidates 0, 1, 2, ...; the
+    search, when the certificate is not remembered, inside ``searching()``."""
     key = _key(rules, slug, budget, calibration, "day", hashlib.sha256(secret.encode()
                                                                        ).hexdigest(), date)
     found = REMEMBERED.get(key)
     if found is None:
         candidates = ((attempt, candidate_deal(secret, date, slug, attempt))
                       for attempt in range(budget.max_candidates))
-        found = certify_candidates(rules, slug, candidates, budget, calibration)
+        with searching():
+            found = certify_candidates(rules, slug, candidates, budget, calibration)
         REMEMBERED.put(key, found)
     return found
 
 
 def certify_number(rules: Rules, slug: str, deal: DealNumber, budget: CertifyBudget,
-                   calibration: Mapping[str, Any]) -> Certificate:
+                   calibration: Mapping[str, Any],
+                   searching: Searching = contextlib.nullcontext) -> Certificate:
     """Certify a stored puzzle's own number (it cannot change): one candidate, searched for
-    the whole time of the budget."""
+    the whole time of the budget (inside ``searching()``, when not remembered)."""
     key = _key(rules, slug, budget, calibration, "number", str(deal))
     found = REMEMBERED.get(key)
     if found is None:
         whole = attrs.evolve(budget, candidate_seconds=budget.total_seconds,
                              candidate_positions=None)
-        found = certify_candidates(rules, slug, [(None, deal)], whole, calibration)
+        with searching():
+            found = certify_candidates(rules, slug, [(None, deal)], whole, calibration)
         REMEMBERED.put(key, found)
     return found

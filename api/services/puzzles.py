@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import hashlib
 import math
 import os
@@ -382,14 +383,15 @@ class PuzzleService:
             if body is not None and not self._wanted(certificate, again):
                 return body, certificate
             rules = self.catalogue.rules(entry.slug)
-            with self._search_slot(pid, date, budget):
-                if body is None:
-                    found = certify.certify_day(rules, entry.slug, self.settings.secret_key,
-                                                date, budget, self.calibration)
-                else:
-                    found = certify.certify_number(rules, entry.slug,
-                                                   parse_deal_number(body["deal"]), budget,
-                                                   self.calibration)
+            # the slot only around a search: a certificate this process remembers needs none
+            searching = functools.partial(self._search_slot, pid, date, budget)
+            if body is None:
+                found = certify.certify_day(rules, entry.slug, self.settings.secret_key,
+                                            date, budget, self.calibration, searching)
+            else:
+                found = certify.certify_number(rules, entry.slug,
+                                               parse_deal_number(body["deal"]), budget,
+                                               self.calibration, searching)
             if body is None:
                 if not found.certified and not keep_uncertified:
                     raise NotCertified(found)

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -249,7 +250,7 @@ def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
     were stored uncertified, for good), a past day's request waits its two seconds and gets a
     503 whose Retry-After says when the search frees, and nothing is stored; then the puzzle
     is made, certified. Today's puzzle is made meanwhile all the same."""
-    app = make_app()
+    app = make_app(secret_key="held-search-secret")  # its puzzles are no other test's
     client = app.test_client()
     with app.extensions["gapgrid"].puzzles.search.held(wait=0, longest=20, busy=AssertionError):
         busy = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}")
@@ -261,3 +262,21 @@ def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
         assert today.status_code == 200 and today.get_json()["certified"] is True
     made = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
     assert made["certified"] is True and made["date"] == YESTERDAY
+
+
+def test_a_certificate_the_process_has_made_is_served_while_the_search_is_held(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """A past day's certificate this process already made (for another database with the
+    same secret: a second app, or a puzzle whose storing failed) needs no search: it is
+    served while the search is held, not refused as busy."""
+    first = make_app(secret_key="remembered-secret").test_client()
+    made = first.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
+    assert made["certified"] is True
+    second = make_app(secret_key="remembered-secret",
+                      database=tmp_path / "other" / "db.sqlite3")
+    with second.extensions["gapgrid"].puzzles.search.held(wait=0, longest=20,
+                                                           busy=AssertionError):
+        again = second.test_client().get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}")
+    assert again.status_code == 200
+    assert {key: again.get_json()[key] for key in ("deal", "par", "certified")} == {
+        key: made[key] for key in ("deal", "par", "certified")}
