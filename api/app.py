@@ -82,11 +82,12 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
         settings=settings, puzzles=puzzles,
         validator=RequestValidator(settings), operations=routes.operations)
     app.register_blueprint(routes.blueprint)
-    register_page(app)  # the player's page: /, /play/..., /assets/..., /v1/
+    register_page(app)  # the player's page: /, /play/..., /assets/...
     register_error_handlers(app)
     allow_cross_origin(app, settings)
     limit_rates(app, settings)
     app.after_request(_options_as_json)
+    app.after_request(_api_security_headers)
     return app
 
 
@@ -193,6 +194,20 @@ def _rate_limit_headers(limiter: Limiter, response: Response) -> Response:
             response.headers["Retry-After"] = str(max(1, math.ceil(reset_at - time.time())))
     except Exception:  # the counter store failed: answer without the headers (it is logged)
         _log.warning("rate limit headers left out: the limit storage failed")
+    return response
+
+
+API_CONTENT_SECURITY_POLICY: Final = "default-src 'none'; frame-ancestors 'none'"
+"""An API answer is data: a browser that opens one runs and frames nothing of it."""
+
+
+def _api_security_headers(response: Response) -> Response:
+    """Every answer under /v1 is JSON for programs: a browser must not guess another type for
+    it (a detail quotes client input), run anything in it, or frame it."""
+    if request.path == "/v1" or request.path.startswith("/v1/"):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Content-Security-Policy", API_CONTENT_SECURITY_POLICY)
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response
 
 

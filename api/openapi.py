@@ -181,7 +181,8 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
         responses.setdefault("400", _response("The body is not JSON (or repeats a key).",
                                               "Problem"))
         responses.setdefault("413", _response("The body is too large.", "Problem"))
-        responses.setdefault("415", _response("The body is not JSON.", "Problem"))
+        responses.setdefault("415", _response("The body is not sent as application/json.",
+                                              "Problem"))
         responses.setdefault("422", _response("The request is not well formed.", "Problem"))
     limit = limit_of(settings, operation)
     if limit is not None and limit[1] is not None:

@@ -5,8 +5,7 @@
 * ``/``: today's puzzles, one per variant and preset;
 * ``/play/<slug>`` and ``/play/<slug>/<date>``: today's or a past day's puzzle, played in
   the browser;
-* ``/assets/...``: the page's files from ``api/static/`` (shipped inside the wheel);
-* ``/v1/``: a small JSON index of the API.
+* ``/assets/...``: the page's files from ``api/static/`` (shipped inside the wheel).
 
 The page is a client of the public API and nothing else: it asks the same
 endpoints any app would, so it cannot know more than they say. Every page

@@ -29,6 +29,9 @@ CONFLICT: Final = "urn:gapgrid:problem:conflict"
 BUSY: Final = "urn:gapgrid:problem:busy"
 UNAUTHENTICATED: Final = "urn:gapgrid:problem:unauthenticated"
 FORBIDDEN: Final = "urn:gapgrid:problem:forbidden"
+PROBLEM_TYPES: Final = (INVALID_REQUEST, MALFORMED_BODY, NOT_FOUND, CONFLICT, BUSY,
+                        UNAUTHENTICATED, FORBIDDEN)
+"""Every kind of problem of our own; others are ``about:blank`` (their status says it)."""
 BEARER_CHALLENGE: Final = 'Bearer realm="gapgrid players"'
 """The challenge of a 401 (RFC 6750): the player's token goes in Authorization: Bearer."""
 

@@ -94,9 +94,12 @@ def json_body(schema: str) -> dict[str, Any]:
                       f"send the body as application/json, not {request.mimetype or 'nothing'}")
     raw = request.get_data(cache=False)
     try:
-        body = json.loads(raw, parse_constant=_refuse_constant,
+        # UTF-8 only (RFC 8259): json.loads would also guess UTF-16 and UTF-32 from bytes
+        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
                           object_pairs_hook=_object_without_repeats)
-    except (ValueError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        raise malformed(f"the body is not UTF-8: {error}") from None
+    except ValueError as error:
         raise malformed(f"the body is not valid JSON: {error}") from None
     except RecursionError:  # a body of thousands of nested brackets
         raise malformed("the body nests too deeply to be a request") from None
@@ -298,12 +301,13 @@ def get_openapi() -> Response:
 
 
 BEING_PREPARED: Final = ("The puzzle is being made and certified by another request, or (a "
-                         "past day's) every search of this server is busy: try again after "
-                         "the seconds in Retry-After.", "Problem")
+                         "past day's) this server's search is busy, or the database does not "
+                         "answer: try again after the seconds in Retry-After.", "Problem")
 """The answer of every route that may have to make a day's puzzle first, of any day."""
 
 TODAY_BEING_PREPARED: Final = ("Today's puzzle is being made and certified by another "
-                               "request: try again after the seconds in Retry-After.", "Problem")
+                               "request, or the database does not answer: try again after "
+                               "the seconds in Retry-After.", "Problem")
 """The same, for the routes of today's puzzle only (it waits for no search: each is made as
 it is asked for)."""
 
@@ -331,7 +335,9 @@ def build_routes(settings: Settings) -> Routes:
         operations.append(Operation(method, path, handler.__name__, summary, responses,
                                     request_schema, query, body_optional, player_token))
         flask_path = path.replace("{", "<").replace("}", ">")
-        blueprint.add_url_rule(flask_path, handler.__name__, handler, methods=[method])
+        # /v1 as well as /v1/ for the index: Werkzeug would redirect the first in HTML
+        blueprint.add_url_rule(flask_path, handler.__name__, handler, methods=[method],
+                               strict_slashes=path != "/")
 
     add("GET", "/variants", list_variants, "Every variant and preset.",
         {200: ("The variants, then the presets.", "VariantList")})

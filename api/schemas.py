@@ -9,7 +9,7 @@ from typing import Any, Final
 import jsonschema
 
 from gapgrid.api.config import Settings
-from gapgrid.api.problems import INVALID_REQUEST, Problem, pointer
+from gapgrid.api.problems import INVALID_REQUEST, PROBLEM_TYPES, Problem, pointer
 from gapgrid.api.schemas_solving import (
     CERTIFICATION_FIELDS,
     HINT_RESULT,
@@ -166,16 +166,17 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         "required": ["type", "title", "status"],
         "properties": {
             "type": {"type": "string",
-                     "description": "A URI naming the kind of problem: about:blank, or "
-                                    "urn:gapgrid:problem:invalid-request, :not-found, "
-                                    ":conflict."},
+                     "description": "A URI naming the kind of problem: about:blank, or one "
+                                    "of " + ", ".join(PROBLEM_TYPES) + "."},
             "title": {"type": "string", "description": "A short summary of the kind."},
             "status": {"type": "integer", "description": "The HTTP status code."},
             "detail": {"type": "string",
                        "description": "What went wrong with this request, for people; it "
                                       "quotes input only as a short excerpt."},
             "instance": {"type": "string", "description": "The request's path."},
-            "errors": {"type": "array", "description": "Each faulty field, for a 422.",
+            "errors": {"type": "array",
+                       "description": "Each faulty field, for a 422; the whole body (#), "
+                                      "for a 400.",
                        "items": {"type": "object", "properties": {
                            "detail": {"type": "string",
                                       "description": "What is wrong with the field."},

@@ -255,3 +255,16 @@ def test_health_is_a_503_problem_when_the_database_does_not_answer(
     response = client.get("/v1/health")
     found = problem(response, 503)
     assert "disk gone" not in found["detail"] and response.headers["Retry-After"]
+
+
+def test_api_answers_are_data_to_a_browser(client: FlaskClient) -> None:
+    """Every answer under /v1 (the index, a read, a problem quoting input) tells a browser not
+    to guess its type, run or frame anything of it; the page keeps its own policy."""
+    for answer in (client.get("/v1/"), client.get("/v1/variants/montana"),
+                   client.get("/v1/variants/<script>"), client.options("/v1/verify")):
+        assert answer.headers["X-Content-Type-Options"] == "nosniff"
+        assert answer.headers["Content-Security-Policy"] == (
+            "default-src 'none'; frame-ancestors 'none'")
+        assert answer.headers["Referrer-Policy"] == "no-referrer"
+    page = client.get("/")
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]

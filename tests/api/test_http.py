@@ -144,6 +144,17 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
     assert "nests too deeply" in body["detail"]
 
 
+def test_a_body_not_in_utf8_is_refused(client: FlaskClient) -> None:
+    """JSON travels in UTF-8 (RFC 8259): UTF-16, or a byte-order mark, is a 400, not a guess."""
+    text = '{"variant": "montana", "deal": "1", "moves": []}'
+    assert client.post("/v1/verify", data=text.encode("utf-8"),
+                       content_type="application/json").status_code == 200
+    for data in (text.encode("utf-16"), text.encode("utf-8-sig")):
+        body = problem(client.post("/v1/verify", data=data, content_type="application/json"),
+                       400)
+        assert body["type"] == "urn:gapgrid:problem:malformed-body"
+
+
 def test_a_key_repeated_in_one_object_is_refused(client: FlaskClient) -> None:
     """Parsers disagree on which of two "deal" keys counts: the request is refused, naming it,
     rather than answered for one of them."""

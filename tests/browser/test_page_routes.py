@@ -74,6 +74,8 @@ def test_the_api_index_links_its_parts(client: FlaskClient) -> None:
     assert client.get(first["puzzle"]).get_json()["date"] == "2026-11-30"
     assert first["play"] == f"/play/{first['slug']}"
     assert client.get(first["leaderboard"]).status_code == 200
+    without_slash = client.get("/v1")  # not an HTML redirect
+    assert without_slash.status_code == 200 and without_slash.get_json() == index
 
 
 def test_the_page_files_ask_nothing_of_other_sites() -> None:
