@@ -65,6 +65,7 @@ from gapgrid.api.cli_support import (
     WholeNumberRange,
     database_faults_said,
     echo_json,
+    game_title,
     json_flag,
     load_catalogue,
     max_moves,
@@ -187,7 +188,7 @@ def deal(ctx: click.Context, variant: str, number: str, options: Sequence[str],
         return
     native = dealt.document.get("pysolfc_title")  # only for PySolFC's own games
     title = f" (PySolFC: {native})" if native else ""
-    click.echo(f"{dealt.rules.name}, game {dealt.deal}{title}")
+    click.echo(f"{game_title(ctx, dealt.rules)}, game {dealt.deal}{title}")
     click.echo(render.render_board(dealt.state.board))
 
 
@@ -233,7 +234,8 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
     if as_json:
         echo_json(report)
     else:
-        _print_replay(verification.rules.name, report, verification.result.state.board)
+        _print_replay(game_title(ctx, verification.rules), report,
+                      verification.result.state.board)
         schemes = {name: score for name, score in (report["scores"] or {}).items()
                    if isinstance(score, dict)}
         if schemes and (elapsed is not None or timed):
@@ -271,7 +273,7 @@ def moves_command(ctx: click.Context, variant: str, number: str, moves: Sequence
         echo_json(document)
     else:
         board = position.result.state.board
-        _print_replay(position.rules.name, document, board)
+        _print_replay(game_title(ctx, position.rules), document, board)
         _print_choices(document, board)
     if not position.ok:
         ctx.exit(EXIT_ILLEGAL_MOVE)

@@ -35,6 +35,7 @@ from gapgrid.api.cli_support import (
     GapgridCommand,
     WholeNumberRange,
     echo_json,
+    game_title,
     json_flag,
     limited_moves,
     load_catalogue,
@@ -174,10 +175,11 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
                             moves=limited_moves(arguments[2:]), options=chosen)
 
 
-def _print_position(position: solving.Replayed, document: dict[str, Any]) -> None:
+def _print_position(ctx: click.Context, position: solving.Replayed,
+                    document: dict[str, Any]) -> None:
     """Where the search starts: the game, and the refused move if there is one."""
     game = "a layout" if position.deal is None else f"game {position.deal}"
-    click.echo(f"{position.rules.name}, {game}, after {document['moves_applied']} "
+    click.echo(f"{game_title(ctx, position.rules)}, {game}, after {document['moves_applied']} "
                f"move{'' if document['moves_applied'] == 1 else 's'}")
     error = document["error"]
     if error is not None:
@@ -232,7 +234,7 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
     if as_json:
         echo_json(document)
     else:
-        _print_position(position, document)
+        _print_position(ctx, position, document)
         verdict = document["verdict"]
         if verdict == "won":
             moves = document["line"]
@@ -278,7 +280,7 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
     if as_json:
         echo_json(document)
     else:
-        _print_position(position, document)
+        _print_position(ctx, position, document)
         verdict = document["verdict"]
         if verdict == "won" and document["next"] is None:
             click.echo("The game is won: nothing is left to play.")

@@ -37,6 +37,7 @@ from gapgrid.api.services.puzzles import PuzzleService
 from gapgrid.api.study_stop import signal_of, signal_word
 from gapgrid.api.text import bounded, excerpt, plugin_reason, plural
 from gapgrid.core.catalogue import Catalogue
+from gapgrid.core.rules import Rules
 
 EXIT_ILLEGAL_MOVE: Final = 1
 EXIT_USAGE: Final = 2
@@ -325,6 +326,16 @@ def load_catalogue(ctx: click.Context) -> Catalogue:
                        f"{plugin_reason(problem.reason)}", err=True)
         obj["catalogue"] = catalogue
     return obj["catalogue"]  # type: ignore[no-any-return]
+
+
+def game_title(ctx: click.Context, rules: Rules) -> str:
+    """The game's name for a heading, with the options that make its rules differ from its
+    variant's or preset's own: ``Montana (redeals=0)``, so that the text says which rules
+    were played (the JSON documents carry every option)."""
+    own = load_catalogue(ctx).rules(rules.slug).options
+    changed = [f"{key}={value}" for key, value in sorted(rules.options.items())
+               if own.get(key) != value]
+    return f"{rules.name} ({', '.join(changed)})" if changed else rules.name
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:

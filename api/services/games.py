@@ -151,6 +151,10 @@ def too_many_redeals(index: int) -> ServiceError:
 def parse_move(text: str, index: int) -> Action:
     """Move number ``index + 1`` in notation; a refusal counts it from 1 for people and
     points at ``("moves", index)``."""
+    if isinstance(text, str) and len(text[:4 * MAX_MOVE_TEXT].split()) > 1:  # "27-40 redeal"
+        raise invalid(f"move {index + 1:,}: {excerpt(text, 20, count=False)} is several "
+                      f"words: give each move (F-T, redeal or undo) on its own",
+                      "moves", index)
     if isinstance(text, str) and len(text) > MAX_MOVE_TEXT:
         # no length given: read from a stream, the text may be only the start of a word
         raise invalid(f"move {index + 1:,}: {excerpt(text, 20, count=False)} is not a move: "

@@ -59,6 +59,31 @@ def test_deal_text_shows_suit_symbols() -> None:
     assert "J♦" in output and "··" in output and "#ms1" in output
 
 
+def test_text_headings_name_the_options_that_change_the_rules() -> None:
+    """A heading says which rules were played: the options that differ from the variant's or
+    preset's own, and none where they are its own."""
+    def heading(*args: str) -> str:
+        code, output = run(*args, stdin="")
+        assert code == 0, output
+        return output.splitlines()[0]
+
+    assert heading("deal", "montana", "5", "--option", "redeals=0") == (
+        "Montana (redeals=0), game 5 (PySolFC: #ms5)")
+    assert heading("moves", "montana", "5", "--option", "redeals=0") == (
+        "Montana (redeals=0), game 5")
+    assert heading("verify", "gaps", "5", "--option", "redeals=1") == "Gaps (redeals=1), game 5"
+    assert heading("verify", "gaps", "5", "--option", "redeals=2") == "Gaps, game 5"
+    assert heading("hint", "line-up", "52", "--budget", "1") == "Line Up, game 52, after 0 moves"
+
+
+def test_several_moves_in_one_argument_are_named_as_such() -> None:
+    """Moves quoted together ("27-40 redeal 15-0") are one argument: the refusal says so,
+    here and in the API, rather than that no move is that long."""
+    result = CliRunner().invoke(main, ["verify", "montana", "27769", "27-40 redeal 15-0"])
+    assert result.exit_code == 2
+    assert "'27-40 redeal 15-0' is several words: give each move" in result.output
+
+
 def test_verify_json_of_legal_moves() -> None:
     """All legal: ok true, exit 0, the moves counted, no error."""
     code, output = run("verify", "montana", "27769", *GOLDEN_OPENING, "--json")
