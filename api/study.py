@@ -630,12 +630,15 @@ def _sort_held(path: Path, stop: Stop) -> None:
 def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
     """Print the summary of the study in ``path`` (each deal's latest row), and exit with
     128 plus the signal's number when a signal stopped it."""
-    for summary in summarise(iter_latest_rows(path)):
+    summaries = list(summarise(iter_latest_rows(path)))
+    for summary in summaries:
         click.echo("\n".join(summary.lines()))
     if stop.signal is not None:
+        so_far = (f"the rows so far are in {path}" if summaries
+                  else "no deal was finished yet, so there is nothing to sum up")
         # said if standard error can take it: the exit status says it all the same
-        tell(f"gapgrid: {signal_word(stop.signal)}; the rows so far are in {path}: run the same "
-             f"command{again} to go on")
+        tell(f"gapgrid: {signal_word(stop.signal)}; {so_far}: run the same command{again} to "
+             f"go on")
         ctx.exit(stop.exit_status)
 
 

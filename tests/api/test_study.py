@@ -1067,10 +1067,11 @@ def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
 
 
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
-                       again_after: float | None = None, stderr_full: bool = False
-                       ) -> tuple[int, str, str, float]:
+                       again_after: float | None = None, stderr_full: bool = False,
+                       rows: int = 1) -> tuple[int, str, str, float]:
     """Start ``gapgrid study`` in a process group of its own, as a background job runs, send
-    SIGTERM to it (or to its whole group) once its first row is written, and return its exit
+    SIGTERM to it (or to its whole group) once ``rows`` rows are written (0: its header), and
+    return its exit
     status, its output, its error output and how many seconds it took to end after the
     signal. With ``again_after``, a second SIGTERM follows that many seconds later; with
     ``stderr_full``, its standard error is a full disk (and its error output reads empty).
@@ -1082,7 +1083,7 @@ def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
                                    start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while not (out.exists() and len(out.read_text().splitlines()) >= 2):
+        while not (out.exists() and len(out.read_text().splitlines()) >= 1 + rows):
             assert process.poll() is None and time.monotonic() < deadline, \
                 "the study wrote no row"
             time.sleep(0.05)
@@ -1139,6 +1140,19 @@ def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path, again_after: float
     happens, or while the command exits, changes nothing."""
     out = tmp_path / "t.csv"
     _check_stopped(out, *_study_then_signal(out, *LONG_STUDY, again_after=again_after))
+
+
+def test_a_study_stopped_before_its_first_row_says_so(tmp_path: Path) -> None:
+    """Stopped while its first deal is searched, a study has no row to sum up: it says so,
+    rather than point at rows that are not there."""
+    out = tmp_path / "e.csv"
+    code, stdout, stderr, _ = _study_then_signal(
+        out, "montana", "-o", "redeals=0", "--first-deal", "6", "--deals", "1",
+        "--budget", "60", rows=0)
+    assert code == 128 + signal.SIGTERM, stderr
+    assert rows_of(out) == [] and stdout == ""
+    assert "gapgrid: terminated; no deal was finished yet, so there is nothing to sum up" in stderr
+    assert "with --resume to go on" in stderr
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
