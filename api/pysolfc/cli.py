@@ -84,7 +84,7 @@ def pysolfc_status_command(ctx: click.Context, plugins_dir: Path | None, as_json
     if as_json:
         echo_json({"path": str(found.path), "installed": found.installed,
                    "written_by": found.written_by, "gapgrid": found.current,
-                   "up_to_date": found.up_to_date,
+                   "up_to_date": found.up_to_date, "as_written_now": found.as_written_now,
                    "missing_rules_pages": list(found.missing_pages),
                    "install_command": None if found.up_to_date else install})
         return
@@ -93,6 +93,10 @@ def pysolfc_status_command(ctx: click.Context, plugins_dir: Path | None, as_json
     elif found.written_by != found.current:
         click.echo(f"Installed: {found.path}, written by gapgrid {found.written_by}, but gapgrid "
                    f"{found.current} is installed: run `{install}` to update it.")
+    elif not found.as_written_now:
+        click.echo(f"Installed: {found.path}, written by gapgrid {found.written_by}, but not as "
+                   f"this gapgrid writes it (changed since, or installed elsewhere): run "
+                   f"`{install}` to update it.")
     elif found.missing_pages:
         click.echo(f"Installed: {found.path} (gapgrid {found.current}), but "
                    f"{_plural(len(found.missing_pages), 'game')} added since "

@@ -188,16 +188,24 @@ class Status:
     missing_pages: tuple[str, ...] = ()
     """Added games whose rules page is missing (a variant installed since, say)."""
 
+    as_written_now: bool = False
+    """Whether the file is, to the byte, what ``install`` would write now: the version
+    alone does not say it (a gapgrid changed without a new version number, or installed
+    elsewhere since, writes another file)."""
+
     @property
     def up_to_date(self) -> bool:
-        """Whether the file matches the installed gapgrid and every added game has its page."""
-        return self.installed and self.written_by == self.current and not self.missing_pages
+        """Whether the file is what the installed gapgrid writes and every added game has its
+        page."""
+        return (self.installed and self.written_by == self.current and self.as_written_now
+                and not self.missing_pages)
 
 
 def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
     """Inspect the plugin file and the rules pages in ``plugins_dir``."""
     target = plugins_dir / PLUGIN_FILE_NAME
     written_by = None
+    text = ""
     if target.exists() and _is_ours(target):
         with open_to_read(target) as handle:  # ours: a page of text, read to a bound
             text = handle.read(MAX_PLUGIN_FILE_BYTES).decode("utf-8", "replace")
@@ -211,7 +219,8 @@ def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
         missing = tuple(slug for slug in slugs
                         if not (folder / rules_pages.page_name(slug)).is_file())
     return Status(path=target, installed=written_by is not None, written_by=written_by,
-                  current=gapgrid_version(), missing_pages=missing)
+                  current=gapgrid_version(), missing_pages=missing,
+                  as_written_now=written_by is not None and text == plugin_source())
 
 
 def _first_line(path: Path) -> str:

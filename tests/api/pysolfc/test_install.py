@@ -90,6 +90,23 @@ def test_an_old_plugin_file_is_reported_as_out_of_date(tmp_path: Path) -> None:
     assert "written by gapgrid 0.0.1" in result.output and "pysolfc install" in result.output
 
 
+def test_a_plugin_file_of_the_same_version_but_other_text_is_out_of_date(
+        tmp_path: Path) -> None:
+    """The version number alone does not make a file current: one written for another
+    installation (or by a gapgrid changed since, under the same number) is reported, with
+    the command that writes it anew; that command makes it current."""
+    (tmp_path / install.PLUGIN_FILE_NAME).write_text(
+        install.plugin_source(directories=["/elsewhere/site-packages"]))
+    found = install.status(tmp_path)
+    assert found.installed and found.written_by == found.current
+    assert not found.as_written_now and not found.up_to_date
+    result = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(tmp_path)])
+    assert "but not as this gapgrid writes it" in result.output
+    assert "pysolfc install" in result.output
+    install.install(tmp_path)
+    assert install.status(tmp_path).up_to_date
+
+
 def test_default_plugins_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """~/.PySolFC/plugins, or %APPDATA%\\PySolFC\\plugins on Windows."""
     monkeypatch.setenv("HOME", str(tmp_path))
