@@ -571,7 +571,10 @@ class PuzzleService:
                 document = solving.hint(position, seconds=solving.HINT_SECONDS,
                                         memo=self.lines).document
         document["assisted"] = False
-        if puzzle is not None and token is not None and position.result.ok:
+        # A token of yesterday's puzzle, past midnight, gets the hint but records nothing:
+        # that puzzle takes no more submissions.
+        if (puzzle is not None and token is not None and position.result.ok
+                and puzzle == puzzle_id(self.today(), position.rules.slug)):
             self.store.record_hint(puzzle, token_digest(token), position.result.applied,
                                    iso(self.clock()))
             document["assisted"] = True

@@ -17,7 +17,7 @@ from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay
 from gapgrid.core.search import Budget, solve
-from tests.api.conftest import TODAY
+from tests.api.conftest import TODAY, Clock
 
 VARIANT = "paganini"
 URL = f"/v1/puzzles/{TODAY}/{VARIANT}"
@@ -114,6 +114,19 @@ def test_hint_requests_are_checked(make_app: Callable[..., Flask]) -> None:
         answer = client.post("/v1/hint", json=body)
         assert answer.status_code == 422, body
         assert answer.get_json()["errors"][0]["pointer"] == pointer, answer.get_json()
+
+
+def test_a_hint_after_midnight_with_yesterdays_token_is_not_recorded(
+        make_app: Callable[..., Flask], clock: Clock) -> None:
+    """Past midnight, yesterday's start token still gets the hint, but nothing is recorded
+    against a puzzle that takes no more submissions: the answer says it is not assisted."""
+    client = make_app().test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    token = client.post(f"{URL}/start", json={}).get_json()["token"]
+    assert hint(client, puzzle["deal"], [], token=token)["assisted"] is True
+    clock.advance(24 * 3600)
+    late = hint(client, puzzle["deal"], [], token=token)
+    assert late["assisted"] is False and late["next"] is not None
 
 
 def no_progress_move(state: GameState) -> str:
