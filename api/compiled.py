@@ -63,7 +63,7 @@ from gapgrid.core.compiled_sources import (
 )
 
 COMPILED: Final = ("search", "game", "reductions", "open_heads", "runs", "rollouts",
-                   "evaluation", "discrepancies")
+                   "evaluation", "discrepancies", "packed_keys")
 """The modules of ``gapgrid.core`` a build compiles: where a search spends its time."""
 
 GROUP: Final = "gapgrid_core"

@@ -49,6 +49,8 @@ from gapgrid.core.open_heads import (
     freezes,
     plain_moves,
 )
+from gapgrid.core.packed_keys import ENTRY_BYTES as PACKED_ENTRY_BYTES
+from gapgrid.core.packed_keys import PackedKeys
 from gapgrid.core.reductions import (
     Reductions,
     no_redeal_to_come,
@@ -78,7 +80,7 @@ from gapgrid.core.shortening import tightened, without_detours
 
 Verdict = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION: Final = "17"
+SOLVER_VERSION: Final = "18"
 """Changes whenever the search could answer differently; studies record it.
 
 1: restarts, beams and the two reductions as of commit 91a80e7 (the first study sitting); 2:
@@ -116,13 +118,25 @@ done, with as many positions as the complete restarts for its first two million
 lines cut until neither cut shortens them (:func:`core.shortening.tightened`: the idle cut could
 leave a detour behind), long idle stretches first (:data:`core.shortening.WINDOWS`), and a
 budget of positions stops it at that count, or within a playout of it (it stopped at the next
-multiple of 1,024)."""
+multiple of 1,024); 18: once the tables fill half their memory (:data:`PACK_AT`), a family of
+restarts packs its dead positions (:mod:`core.packed_keys`), counted at about half the bytes, so
+the same memory holds about twice the proofs (a search whose tables never fill that far runs as
+solver 17, position for position)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
+
+PACK_AT: Final = 0.5
+"""The share of a search's memory its tables fill before a family of restarts packs its dead
+positions (:mod:`core.packed_keys`: about half the bytes a position, but every search past
+that point slower): a search that never fills its tables that far (a hint, a day's puzzle,
+most searches of a minute) runs as it did, at its speed; one whose memory would end its
+proofs holds about twice as many. Half, so that while a table is packed, its set and its
+packed copy together stay within the memory. Counted in the tables' estimated bytes, so a
+search explores the same positions every time."""
 
 
 @attrs.frozen
@@ -139,6 +153,10 @@ class Budget:
     """Bytes the transposition table may hold (an estimate from the key sizes). When they
     run out the answer can no longer be ``lost``; the rollouts go on for the seconds or
     positions left (with neither limit given, the search stops there)."""
+
+    pack_at: float = PACK_AT
+    """The share of :attr:`memory` the tables fill before the restarts pack their dead
+    positions (:data:`PACK_AT`; tests ask for less, to see packed tables in a small search)."""
 
 
 @attrs.frozen
@@ -247,10 +265,14 @@ class _Restarts:
     the live positions of its restart under way, with their estimated bytes."""
 
     __slots__ = ("attempts", "dead", "dead_bytes", "finished", "live", "live_bytes",
-                 "memory")
+                 "memory", "packed")
 
     def __init__(self, memory: int | None = None) -> None:
         self.dead: set[bytes] = set()
+        self.packed: PackedKeys | None = None
+        """Its dead positions once the tables fill :data:`PACK_AT` of the memory, packed
+        (``dead`` then stays empty); each counted at :data:`core.packed_keys.ENTRY_BYTES`
+        beyond its key."""
         self.live: dict[bytes, int] = {}
         self.live_bytes = 0
         self.dead_bytes = 0
@@ -267,6 +289,20 @@ class _Restarts:
     def full(self) -> bool:
         """Whether its tables hold more than their memory."""
         return self.memory is not None and self.live_bytes + self.dead_bytes > self.memory
+
+    def is_dead(self, key: bytes) -> bool:
+        """Whether the position ``key`` is proven dead."""
+        packed = self.packed
+        return key in self.dead or (packed is not None and key in packed)
+
+    def pack(self) -> int:
+        """Move the dead positions into a packed table (:attr:`packed`); return the bytes
+        this takes off their count."""
+        self.packed = PackedKeys(self.dead)
+        saved = len(self.dead) * (_TABLE_ENTRY_OVERHEAD - PACKED_ENTRY_BYTES)
+        self.dead = set()
+        self.dead_bytes -= saved
+        return saved
 
 
 class _Frame:
@@ -900,7 +936,7 @@ class _Search:
         """Mark ``family`` done and give back its tables: what they hold proves nothing."""
         family.finished = True
         self.table_bytes -= family.dead_bytes + family.live_bytes
-        family.dead, family.live = set(), {}
+        family.dead, family.live, family.packed = set(), {}, None
         family.dead_bytes = family.live_bytes = 0
 
     def nested_rollouts(self, until: int) -> list[Action] | None:
@@ -950,7 +986,7 @@ class _Search:
             root = _Node(None, None, start)
             self.open = [(0, 0, root)]
             self.open_seen.add(self.key())
-        heap, seen, dead = self.open, self.open_seen, self.complete.dead
+        heap, seen, proofs = self.open, self.open_seen, self.complete
         evaluate, move_cost = self.evaluate, self.move_cost
         try:
             while heap:
@@ -966,7 +1002,7 @@ class _Search:
                 for action in self.children(0):
                     self.do(action)
                     key = self.key()
-                    if key in seen or key in dead:
+                    if key in seen or proofs.is_dead(key):
                         self.undo(action)
                         continue
                     seen.add(key)
@@ -1006,7 +1042,7 @@ class _Search:
                     for action in self.children(0):
                         self.do(action)
                         key = self.key()
-                        if key not in seen and key not in self.complete.dead:
+                        if key not in seen and not self.complete.is_dead(key):
                             seen.add(key)
                             self.positions += 1
                             if self.positions >= self.next_check:
@@ -1032,7 +1068,8 @@ class _Search:
         """
         family = family if family is not None else self.complete
         fixed_heads = family is not self.complete
-        engine, dead, live = self.engine, family.dead, family.live
+        engine, dead, live, packed = self.engine, family.dead, family.live, family.packed
+        pack_above = self.budget.memory * self.budget.pack_at
         play, key_of = engine.play, self.level_key if fixed_heads else self.key
         self.macros_used = 0  # the path starts empty
         self.shuffler = random.Random(order)
@@ -1041,7 +1078,7 @@ class _Search:
         family.live_bytes = 0
         scc_stack: list[bytes] = []
         root = key_of()
-        if root in dead:
+        if family.is_dead(root):
             return []
         counter = 0
         live[root] = counter
@@ -1056,12 +1093,20 @@ class _Search:
                     while True:
                         member = scc_stack.pop()
                         member_index = live.pop(member)
-                        dead.add(member)
                         size = len(member) + _TABLE_ENTRY_OVERHEAD
                         family.live_bytes -= size
-                        family.dead_bytes += size
+                        if packed is None:
+                            dead.add(member)
+                            family.dead_bytes += size
+                        else:
+                            packed.add(member)
+                            family.dead_bytes += len(member) + PACKED_ENTRY_BYTES
+                            self.table_bytes -= _TABLE_ENTRY_OVERHEAD - PACKED_ENTRY_BYTES
                         if member_index == frame.index:
                             break
+                    if packed is None and self.table_bytes > pack_above:
+                        self.table_bytes -= family.pack()
+                        dead, packed = family.dead, family.packed
                 if frames:
                     parent = frames[-1]
                     parent.low = min(parent.low, frame.low)
@@ -1074,7 +1119,7 @@ class _Search:
             else:
                 self.do(action)
             key = key_of()
-            if key in dead:
+            if key in dead or (packed is not None and key in packed):
                 self.undo(action)
                 continue
             seen_index = live.get(key)

@@ -18,33 +18,39 @@ from gapgrid import plugins
 from gapgrid.api import compiled
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
-from gapgrid.core.search import Budget, line_text, solve
+from gapgrid.core.search import PACK_AT, Budget, line_text, solve
 
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
-Case = tuple[str, dict[str, str], int, int, int]
-"""A variant's slug, its options, a game number, the positions to search and the MiB the
-tables may hold."""
+Case = tuple[str, dict[str, str], int, int, int, float]
+"""A variant's slug, its options, a game number, the positions to search, the MiB the
+tables may hold, and the share of them filled before the dead positions are packed."""
 
 
 def cases() -> list[Case]:
     """Two deals of every variant and preset (the third-party one installed for the tests
     included) at a positions budget that decides some and not others, a lost Line Up deal,
-    a single-round Gaps deal searched past the first restarts' tables, and two whose tables
-    fill (the rollouts then go on alone)."""
+    a single-round Gaps deal searched past the first restarts' tables, two whose tables
+    fill (never packed: the rollouts then go on alone), the same two packed, and a lost
+    Line Up deal whose proof fits in its 2 MiB only packed."""
     slugs = plugins.load_catalogue().slugs()
-    return [*((slug, {}, number, 15_000, 1024) for slug in slugs for number in (1, 2)),
-            ("line-up", {}, 4, 5_000, 1024), ("montana", {"redeals": "0"}, 3, 150_000, 1024),
-            ("montana", {"redeals": "0"}, 3, 60_000, 2), ("montana", {}, 2, 40_000, 1)]
+    return [*((slug, {}, number, 15_000, 1024, PACK_AT) for slug in slugs
+              for number in (1, 2)),
+            ("line-up", {}, 4, 5_000, 1024, PACK_AT),
+            ("montana", {"redeals": "0"}, 3, 150_000, 1024, PACK_AT),
+            ("montana", {"redeals": "0"}, 3, 60_000, 2, 2.0), ("montana", {}, 2, 40_000, 1, 2.0),
+            ("montana", {"redeals": "0"}, 3, 60_000, 2, PACK_AT),
+            ("montana", {}, 2, 40_000, 1, PACK_AT), ("line-up", {}, 11, 100_000, 2, PACK_AT)]
 
 
 def solved(case: Case) -> list[object]:
     """What the search answers on ``case``, in this process."""
-    slug, options, number, positions, memory = case
+    slug, options, number, positions, memory, pack_at = case
     result = solve(new_game(plugins.load_catalogue().rules(slug, options), DealNumber(number)),
-                   Budget(seconds=None, positions=positions, memory=memory << 20))
+                   Budget(seconds=None, positions=positions, memory=memory << 20,
+                          pack_at=pack_at))
     return [result.verdict, result.positions, line_text(result.line), result.stopped_by]
 
 

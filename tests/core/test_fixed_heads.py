@@ -113,7 +113,9 @@ def test_their_tables_hold_at_most_half_the_memory(catalogue: Catalogue) -> None
     stopped on memory: no loss could have been proven.)"""
     rules = catalogue.rules("montana", {"redeals": "0"})
     search = _Search(Engine.from_state(new_game(rules, DealNumber(3))),
-                     Budget(seconds=None, positions=300_000, memory=16 << 20), None,
+                     Budget(seconds=None, positions=300_000, memory=16 << 20,
+                            pack_at=2.0),  # never packed: the table fills as it did
+                     None,
                      reductions_for(rules))
     with pytest.raises(_Stop) as stopped:
         search._take_turns()

@@ -232,7 +232,9 @@ def test_a_full_table_makes_the_levels_give_theirs_back(
 
     def new() -> _Search:
         return _Search(Engine.from_state(new_game(rules, DealNumber(3))),
-                       Budget(seconds=None, positions=400_000, memory=32 << 20), None,
+                       Budget(seconds=None, positions=400_000, memory=32 << 20,
+                              pack_at=2.0),  # never packed: the table fills as it did
+                       None,
                        reductions_for(rules))
 
     search = new()
