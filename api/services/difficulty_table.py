@@ -11,7 +11,7 @@ from typing import Any, Final
 
 CALIBRATION: Final[dict[str, Any]] = {
     'method': '1',
-    'written_by_solver_version': '17',
+    'written_by_solver_version': '18',
     'budget_positions': 100000,
     'variants': {
         'montana': {

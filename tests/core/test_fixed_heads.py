@@ -85,6 +85,7 @@ def test_a_space_they_exhaust_is_not_a_lost_game() -> None:
     assert outcome == [] and family.dead  # explored, and its dead positions are its own
     search._finish(family)
     assert family.finished and not family.dead and not search.complete.dead
+    assert family.packed is None and search.complete.packed is None  # nor packed
     won = search.attempt(0, search.positions + 100 * RESTART_UNIT)
     assert won  # a line: the complete restarts were not pruned by the fixed heads' table
     assert solve(state, Budget(seconds=None)).verdict == "won"
@@ -121,5 +122,6 @@ def test_their_tables_hold_at_most_half_the_memory(catalogue: Catalogue) -> None
         search._take_turns()
     family = search.fixed_heads
     assert stopped.value.what == "positions" and family is not None and family.finished
-    assert not family.dead and family.dead_bytes == family.live_bytes == 0
+    assert not family.dead and family.packed is None
+    assert family.dead_bytes == family.live_bytes == 0
     assert search.complete.dead and search.table_bytes <= 16 << 20

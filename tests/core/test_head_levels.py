@@ -171,6 +171,7 @@ def test_a_level_0_explored_before_the_knee_goes_on_from_level_1() -> None:
     levels, fresh = search.head_levels, search.fixed_heads
     assert levels is not None and levels.floor == 1 and list(levels.attempts) == [1, 2, 3]
     assert fresh is not None and fresh is not family and not fresh.finished and not fresh.dead
+    assert fresh.packed is None
     line = search._head_levels_turn(10**9)
     assert line and replay_from(state, line).won
 
@@ -198,6 +199,7 @@ def test_on_a_lost_deal_the_levels_climb_to_the_highest_and_stop() -> None:
     levels, family = search.head_levels, search.fixed_heads
     assert levels is not None and levels.finished and levels.floor == MAX_HEAD_LEVEL + 1
     assert family is not None and family.finished and not family.dead
+    assert family.packed is None  # given back, packed or not
     assert search.table_bytes == 0 and 0 < levels.total < 10**7
 
 
@@ -211,6 +213,7 @@ def test_levels_that_fill_their_part_of_the_memory_are_done(catalogue: Catalogue
     assert search._head_levels_turn(10**7) is None
     family, levels = search.fixed_heads, search.head_levels
     assert family is not None and family.finished and not family.dead
+    assert family.packed is None  # given back, packed or not
     assert levels is not None and not levels.finished and 0 < levels.total < 10**7
     assert search.table_bytes == 0
 
@@ -241,6 +244,7 @@ def test_a_full_table_makes_the_levels_give_theirs_back(
     assert stopped_by(search) == "positions"
     family = search.fixed_heads
     assert family is not None and family.finished and not family.dead
+    assert family.packed is None  # given back, packed or not
     assert search.complete.dead and search.table_bytes <= 32 << 20
 
     def keeping(search: _Search) -> None:
