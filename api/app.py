@@ -114,14 +114,18 @@ def allow_cross_origin(app: Flask, settings: Settings) -> None:
 def _only_the_routes_methods(response: Response) -> Response:
     """A preflight allows only the methods its route has (``Allow``), not every method of its
     CORS resource: a browser is told at once that ``/v1/verify`` takes no GET."""
-    offered = response.headers.get("Access-Control-Allow-Methods")
-    route_has = response.headers.get("Allow")
+    offered = _methods_in(response, "Access-Control-Allow-Methods")
+    route_has = {method.upper() for method in _methods_in(response, "Allow")}
     if request.method == "OPTIONS" and offered and route_has:
-        has = {method.strip().upper() for method in route_has.split(",")}
         response.headers["Access-Control-Allow-Methods"] = ", ".join(
-            method for method in (part.strip() for part in offered.split(","))
-            if method.upper() in has)
+            method for method in offered if method.upper() in route_has)
     return response
+
+
+def _methods_in(response: Response, header: str) -> list[str]:
+    """The methods a header of ``response`` lists (``Allow: GET, HEAD``), in its order."""
+    return [method.strip() for method in response.headers.get(header, "").split(",")
+            if method.strip()]
 
 
 def limit_group() -> str | None:
@@ -215,8 +219,7 @@ def _options_as_json(response: Response) -> Response:
     """Flask answers OPTIONS with an empty ``text/html`` 200; answer with the same ``Allow``
     header (and, for a preflight, the CORS headers) and say it in JSON too."""
     if request.method == "OPTIONS" and response.status_code == 200 and not response.data:
-        allowed = sorted(method.strip() for method in response.headers.get("Allow", "")
-                         .split(",") if method.strip())
+        allowed = sorted(_methods_in(response, "Allow"))
         response.set_data(json.dumps({"allow": allowed}))
         response.mimetype = "application/json"
     return response

@@ -197,8 +197,8 @@ class Status:
     def up_to_date(self) -> bool:
         """Whether the file is what the installed gapgrid writes and every added game has its
         page."""
-        return (self.installed and self.written_by == self.current and self.as_written_now
-                and not self.missing_pages)
+        # what install writes now names this version: as_written_now implies it
+        return self.installed and self.as_written_now and not self.missing_pages
 
 
 def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
