@@ -34,7 +34,7 @@ sitting)").
 
 from __future__ import annotations
 
-from gapgrid.core.head_macros import Macro
+from gapgrid.core.macro import Macro
 from gapgrid.core.open_heads import Commit, Freeze
 
 Step = tuple[int, int] | Macro | Freeze | Commit | None

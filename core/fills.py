@@ -34,19 +34,11 @@ from gapgrid.core.cards import (
     suit_of,
 )
 from gapgrid.core.layout import NO_SLOT, Layout
+from gapgrid.core.left_card_moves import LeftCardTables, card_index, left_card_pairs
 from gapgrid.core.runs import CardIndex, Cells
 
 if TYPE_CHECKING:
     from gapgrid.core.rules import FillRule
-
-
-def card_index(cells: Cells) -> list[list[int]]:
-    """Build the card-to-slots index of ``cells`` (what the engine keeps up to date)."""
-    where: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
-    for slot, card in enumerate(cells):
-        if card is not None:
-            where[card].append(slot)
-    return where
 
 
 def pairs_by_sources(fill: FillRule, cells: Cells, targets: Iterable[int], where: CardIndex
@@ -151,38 +143,16 @@ class FillBase:
         order given, each gap's sources in slot order: :meth:`sources` for each gap.
 
         The searches ask this for every position they reach, so it is
-        :meth:`wanted` and :meth:`sources` inlined into one loop (decided per
+        :meth:`wanted` and :meth:`sources` inlined into one loop, compiled with
+        the search (:func:`core.left_card_moves.left_card_pairs`; decided per
         class, see ``__init_subclass__``).
         """
-        left_slots, heads, follow = self._left, self._heads, self._follow
-        found: list[tuple[int, int]] = []
-        for target in targets:
-            left = left_slots[target]
-            if left == NO_SLOT:
-                wanted = heads
-            else:
-                card = cells[left]
-                if card is None:
-                    continue
-                wanted = follow[card]
-            if len(wanted) == 1:
-                slots = where[wanted[0]]
-                if len(slots) == 1:
-                    found.append((slots[0], target))
-                elif len(slots) == 2:  # two decks: the index holds a card's slots in any order
-                    first, second = slots
-                    if first > second:
-                        first, second = second, first
-                    found.append((first, target))
-                    found.append((second, target))
-                elif slots:
-                    found.extend((slot, target) for slot in sorted(slots))
-            elif wanted:
-                # distinct cards (a follower table, or the heads) never share a slot
-                slots = [slot for card in wanted for slot in where[card]]
-                slots.sort()
-                found.extend([(slot, target) for slot in slots])
-        return found
+        return left_card_pairs(self.left_card_tables(), cells, targets, where)
+
+    def left_card_tables(self) -> LeftCardTables:
+        """The tables :meth:`pairs` decides by (:data:`core.left_card_moves.LeftCardTables`),
+        for an engine that finds the moves without calling :meth:`pairs` each time."""
+        return self._left, self._heads, self._follow
 
     def _pairs_by_sources(self, cells: Cells, targets: Iterable[int], where: CardIndex
                           ) -> list[tuple[int, int]]:

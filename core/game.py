@@ -22,16 +22,18 @@ from typing import Final, NamedTuple
 
 import attrs
 
-from gapgrid.core.baseline import won_leaves_no_move
+from gapgrid.core.baseline import AllRowsFinished, won_leaves_no_move
 from gapgrid.core.board import Board
 from gapgrid.core.cards import card_code
 from gapgrid.core.dealnumber import DealNumber, GameRandom
 from gapgrid.core.deals import deal_cells
-from gapgrid.core.fills import FillBase, card_index, pairs_by_sources
+from gapgrid.core.fills import FillBase, pairs_by_sources
+from gapgrid.core.layout import Layout
+from gapgrid.core.left_card_moves import LeftCardTables, card_index, left_card_pairs
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
 from gapgrid.core.rules import RedealTiming, RuleError, Rules
-from gapgrid.core.runs import Cells
+from gapgrid.core.runs import Cells, all_rows_finished
 
 
 @attrs.frozen
@@ -134,9 +136,9 @@ class Engine:
     """
 
     __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal",
-                 "_journal_append", "_moves_undone", "_random",
-                 "_redeals_journaled", "_rng_state", "_where", "cells", "deal", "redeals_used",
-                 "rules", "undos")
+                 "_journal_append", "_left_card_tables", "_moves_undone", "_random",
+                 "_redeals_journaled", "_rng_state", "_runs_layout", "_where", "cells", "deal",
+                 "redeals_used", "rules", "undos")
     _codes: bytearray
     _where: list[list[int]]
     _gaps: list[int]
@@ -159,6 +161,15 @@ class Engine:
         if not won_leaves_no_move(rules.fill, rules.won, rules.layout):
             accepts = _unless_won(accepts, rules.won.is_won)
         self._accepts = accepts
+        # A search asks for the legal moves and whether the game is won at every position:
+        # under gapgrid's own fill loop and won rule, the compiled functions behind them
+        # are called directly rather than through the (Python) rule objects.
+        fill = rules.fill
+        self._left_card_tables: LeftCardTables | None = (
+            fill.left_card_tables()
+            if isinstance(fill, FillBase) and type(fill).pairs is FillBase.pairs else None)
+        self._runs_layout: Layout | None = (
+            rules.won.layout if type(rules.won) is AllRowsFinished else None)
         self._random = random
         self._journal: list[_Entry] = []
         self._journal_append = self._journal.append  # bound once: each move appends
@@ -229,6 +240,9 @@ class Engine:
     @property
     def won(self) -> bool:
         """Tell whether the position is won."""
+        layout = self._runs_layout
+        if layout is not None:  # AllRowsFinished.is_won, without the call through it
+            return all_rows_finished(layout, self.cells)
         return self.rules.won.is_won(self.cells)
 
     # -- moving in place, unchecked ------------------------------------------
@@ -290,6 +304,9 @@ class Engine:
         """
         if not self._indexed:
             self._index()
+        tables = self._left_card_tables
+        if tables is not None:  # FillBase.pairs, without the call through the rule
+            return left_card_pairs(tables, self.cells, sorted(self._gaps), self._where)
         fill = self.rules.fill
         if isinstance(fill, FillBase):  # gapgrid's rules and their subclasses: in one loop
             return fill.pairs(self.cells, sorted(self._gaps), self._where)

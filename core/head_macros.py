@@ -67,12 +67,7 @@ from collections.abc import Sequence
 from gapgrid.core.fills import FillBase
 from gapgrid.core.game import Engine
 from gapgrid.core.layout import NO_SLOT
-
-
-class Macro(tuple[tuple[int, int], ...]):
-    """Card moves (source, target) made one after the other as one step of the search."""
-
-    __slots__ = ()
+from gapgrid.core.macro import Macro
 
 
 def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]], last_gap: bool = True
@@ -91,7 +86,7 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]], last_gap: bool
     assert isinstance(fill, FillBase)
     left_slots = engine.rules.layout.left_slots
     heads = fill.heads()
-    starts = engine.rules.layout.row_starts()
+    starts = engine.rules.layout.row_start_slots
     column_gaps = [start for start in starts if cells[start] is None]
     headed = [start for start in starts if cells[start] in heads]
     if not column_gaps or not headed:

@@ -99,6 +99,11 @@ class Layout:
         """Return the slot in column 0 of every row, top to bottom."""
         return range(0, self.rlen, self.rstep)
 
+    @functools.cached_property
+    def row_start_slots(self) -> tuple[int, ...]:
+        """:meth:`row_starts` as a table, for the searches' loops (no call each time)."""
+        return tuple(self.row_starts())
+
     def last_column_slots(self) -> list[int]:
         """Return the slot in the last column of every row, top to bottom."""
         return [start + self.rstep - 1 for start in self.row_starts()]

@@ -90,8 +90,9 @@ from typing import Final
 
 from gapgrid.core.fills import FillBase
 from gapgrid.core.game import Engine
-from gapgrid.core.head_macros import Macro, arrange
+from gapgrid.core.head_macros import arrange
 from gapgrid.core.layout import NO_SLOT
+from gapgrid.core.macro import Macro
 
 OPEN_HEAD_CODE: Final = 254
 """The byte an open row's column 0 shows in a key (no card has it, and it is not a gap's)."""
@@ -133,7 +134,7 @@ def freezes(engine: Engine, pairs: Sequence[tuple[int, int]]
     cells, fill = engine.cells, engine.rules.fill
     assert isinstance(fill, FillBase)
     heads = fill.heads()
-    starts = engine.rules.layout.row_starts()
+    starts = engine.rules.layout.row_start_slots
     gap = -1
     for start in starts:
         card = cells[start]

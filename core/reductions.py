@@ -211,7 +211,7 @@ def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]],
     cells, rules = engine.cells, engine.rules
     layout = rules.layout
     rbase, last_rank = layout.rbase, layout.sequence_ranks[-1]
-    starts = layout.row_starts()
+    starts = layout.row_start_slots
     for start in starts:  # first the cheap test that every row has its head
         head = cells[start]
         if head is None or head % RANKS_PER_SUIT != rbase:

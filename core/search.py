@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import attrs
 
@@ -37,7 +37,8 @@ from gapgrid.core.discrepancies import Discrepancies, DiscrepancyFrame, Step
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_levels import HeadLevels
-from gapgrid.core.head_macros import Macro, head_macros
+from gapgrid.core.head_macros import head_macros
+from gapgrid.core.macro import Macro
 from gapgrid.core.notation import REDEAL, Action, Move
 from gapgrid.core.open_heads import (
     Commit,
@@ -125,6 +126,8 @@ solver 17, position for position)."""
 
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
+
+_Item = TypeVar("_Item")
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
@@ -561,7 +564,7 @@ class _Search:
             return [*extra, *moves]
         moves.extend(extra)
         if attempt > 2:
-            self.shuffler.shuffle(moves)
+            shuffle(self.shuffler, moves)
         return moves
 
     def do(self, action: Step) -> None:
@@ -1199,8 +1202,27 @@ def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Rand
     if order == 2:
         return sorted(moves)
     shuffled = list(moves)
-    shuffler.shuffle(shuffled)
+    shuffle(shuffler, shuffled)
     return shuffled
+
+
+def shuffle(shuffler: random.Random, items: list[_Item]) -> None:
+    """Shuffle ``items`` in place as ``shuffler.shuffle(items)`` does in Python 3.11.
+
+    Written out because the restarts shuffle at almost every position, and
+    compiled with the search this costs no call into Python's own code; and
+    so that a restart's order is the same under every Python version. The
+    same draws as Python 3.11's: for each slot from the last down to the
+    second, a slot at or before it drawn from ``getrandbits`` by rejection.
+    """
+    draw = shuffler.getrandbits
+    for slot in range(len(items) - 1, 0, -1):
+        choices = slot + 1
+        bits = choices.bit_length()
+        other = draw(bits)
+        while other >= choices:
+            other = draw(bits)
+        items[slot], items[other] = items[other], items[slot]
 
 
 def shorten(state: GameState, line: Sequence[Action], seconds: float = 1.0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gapgrid.core.baseline import won_leaves_no_move
 from gapgrid.core.catalogue import Catalogue
-from gapgrid.core.fills import card_index
+from gapgrid.core.left_card_moves import card_index
 from tests.boards import board_from_text, solved_text
 
 

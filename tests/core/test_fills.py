@@ -13,9 +13,9 @@ from gapgrid.core.fills import (
     JungleFill,
     MontanaFill,
     RoversFill,
-    card_index,
 )
 from gapgrid.core.layout import Layout
+from gapgrid.core.left_card_moves import card_index
 from gapgrid.core.rules import FillRule
 from tests.boards import board_from_text
 

@@ -7,7 +7,7 @@ import pytest
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, new_game
-from gapgrid.core.head_macros import Macro
+from gapgrid.core.macro import Macro
 from gapgrid.core.notation import Action
 from gapgrid.core.reductions import NONE, reductions_for
 from gapgrid.core.rules import Rules

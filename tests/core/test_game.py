@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import csv
 import tracemalloc
+from collections.abc import Iterable
 from pathlib import Path
 
+import attrs
 import pytest
 
+from gapgrid.core.baseline import AllRowsFinished
+from gapgrid.core.cards import KING, make_card, suit_of
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.fills import MontanaFill
 from gapgrid.core.game import Engine, GameState, IllegalActionError, new_game
 from gapgrid.core.notation import REDEAL, UNDO, Move, parse_action, parse_actions
 from gapgrid.core.rules import Rules
+from gapgrid.core.runs import CardIndex, Cells
 from tests.boards import board_from_text
 from tests.golden import golden_games
 
@@ -256,3 +262,51 @@ def test_allows_agrees_with_move_once_rectangular_rovers_is_won(catalogue: Catal
     slots = range(len(engine.cells))
     assert not any(engine.allows(source, target) or engine.move(source, target) is None
                    for source in slots for target in slots)
+
+
+class _NoMovesFill(MontanaFill):
+    """A plugin's fill that finds its moves its own way (here: none at all)."""
+
+    def pairs(self, cells: Cells, targets: Iterable[int], where: CardIndex
+              ) -> list[tuple[int, int]]:
+        return []
+
+
+class _OnlyKingsFollowFill(MontanaFill):
+    """A plugin's fill that changes only which cards follow which (a King follows anything)."""
+
+    def followers(self, card: int) -> Iterable[int]:
+        return [make_card(KING, suit_of(card))]
+
+
+class _NeverWon(AllRowsFinished):
+    """A plugin's won rule built on the baseline's: no position is ever won."""
+
+    def is_won(self, cells: Cells) -> bool:
+        return False
+
+
+def test_the_engine_asks_a_plugins_own_fill_and_won_rule(catalogue: Catalogue) -> None:
+    """The engine finds gapgrid's own rules' moves and wins without calling through them,
+    but a plugin's subclass that finds moves or decides a win its own way is asked."""
+    montana = catalogue.rules("montana", {"redeals": "0"})
+    layout = montana.layout
+    finished = STUCK_MONTANA.replace("QH JH", "JH QH")
+    assert Engine.from_state(_position(montana, finished)).won
+    never = attrs.evolve(montana, won=_NeverWon(layout))
+    assert not Engine.from_state(_position(never, finished)).won
+
+    deal = parse_deal_number("5")
+    assert Engine.from_state(new_game(montana, deal)).legal_pairs()
+    own_way = attrs.evolve(montana, fill=_NoMovesFill(layout))
+    assert Engine.from_state(new_game(own_way, deal)).legal_pairs() == []
+
+    kings = _OnlyKingsFollowFill(layout)
+    engine = Engine.from_state(new_game(attrs.evolve(montana, fill=kings), deal))
+    cells = engine.cells
+    gaps = sorted(slot for slot, card in enumerate(cells) if card is None)
+    expected = [(source, target) for target in gaps for source, card in enumerate(cells)
+                if card is not None and kings.accepts(cells, source, target)]
+    assert engine.legal_pairs() == expected
+    assert any(cells[source] is not None and cells[source] % 13 == KING
+               and layout.left_of(target) is not None for source, target in expected)

@@ -11,7 +11,7 @@ from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.discrepancies import Step
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.head_levels import HEAD_LEVELS, MAX_HEAD_LEVEL, HeadLevels
-from gapgrid.core.head_macros import Macro
+from gapgrid.core.macro import Macro
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.schedule import (

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+import sys
 
 import attrs
 import pytest
@@ -33,6 +35,7 @@ from gapgrid.core.search import (
     _Search,
     interruptions_surfacing,
     shorten,
+    shuffle,
     solve,
 )
 from tests.core.search_spending import count_spending
@@ -368,3 +371,26 @@ def test_a_failure_while_a_ctrl_c_unwinds_is_the_ctrl_c_and_other_failures_are_t
         except BaseException as error:  # looked at just below
             raised = error
     assert type(raised) is ValueError
+
+
+def test_the_restarts_shuffle_alike_under_every_python() -> None:
+    """A restart's order comes from the search's own shuffle, Python 3.11's draws, so a
+    study or a puzzle's search makes the same choices whichever Python runs it."""
+    numbers = list(range(10))
+    shuffle(random.Random(7), numbers)
+    assert numbers == [8, 3, 1, 4, 7, 0, 9, 6, 2, 5]
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    shuffle(random.Random(12345), letters)
+    assert "".join(letters) == "opmdyqhwkcteurbvfzsigljaxn"
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="Python 3.11's shuffle is the model")
+def test_the_restarts_shuffle_as_python_3_11_does() -> None:
+    """Every length and many seeds: the same order and the same generator state after."""
+    for seed, length in itertools.product(range(60), range(25)):
+        ours, model = list(range(length)), list(range(length))
+        drawing, reference = random.Random(seed), random.Random(seed)
+        shuffle(drawing, ours)
+        reference.shuffle(model)
+        assert ours == model
+        assert drawing.getstate() == reference.getstate()
