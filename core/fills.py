@@ -147,7 +147,8 @@ class FillBase:
         the search (:func:`core.left_card_moves.left_card_pairs`; decided per
         class, see ``__init_subclass__``).
         """
-        return left_card_pairs(self.left_card_tables(), cells, targets, where)
+        return left_card_pairs(self.left_card_tables(), list(cells), targets,
+                               [list(slots) for slots in where])
 
     def left_card_tables(self) -> LeftCardTables:
         """The tables :meth:`pairs` decides by (:data:`core.left_card_moves.LeftCardTables`),

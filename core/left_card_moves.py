@@ -11,13 +11,13 @@ come here, with the tables the fill rule made from its layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from gapgrid.core.cards import CARDS_PER_DECK
 from gapgrid.core.layout import NO_SLOT
-from gapgrid.core.runs import CardIndex, Cells
+from gapgrid.core.runs import Cells
 
-LeftCardTables = tuple[Sequence[int], tuple[int, ...], Sequence[tuple[int, ...]]]
+LeftCardTables = tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, ...]]]
 """What such a rule decides a gap by: for each slot the slot on its left (or
 :data:`core.layout.NO_SLOT`), the cards a column-0 gap takes, and for each
 card the cards that may stand right of it."""
@@ -32,14 +32,15 @@ def card_index(cells: Cells) -> list[list[int]]:
     return where
 
 
-def left_card_pairs(tables: LeftCardTables, cells: Cells, targets: Iterable[int],
-                    where: CardIndex) -> list[tuple[int, int]]:
+def left_card_pairs(tables: LeftCardTables, cells: list[int | None], targets: Iterable[int],
+                    where: list[list[int]]) -> list[tuple[int, int]]:
     """Return every move (source, target) into the gaps ``targets``, gap by gap in the
     order given, each gap's sources in slot order.
 
     A column-0 gap takes the heads, a gap right of a card that card's
     followers, a gap right of a gap nothing. ``where`` is the card-to-slots
-    index of ``cells`` (:func:`card_index`).
+    index of ``cells`` (:func:`card_index`). Lists and tuples, not any
+    sequence: compiled, their items are read without a call.
     """
     left_slots, heads, follow = tables
     found: list[tuple[int, int]] = []

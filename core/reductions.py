@@ -92,20 +92,29 @@ class Reductions:
         column-0 slots ``open_rows`` show :data:`core.open_heads.OPEN_HEAD_CODE`
         whatever head the engine holds there.
         """
-        if open_rows:
-            codes = bytearray(engine.codes)
-            for start in open_rows:
-                codes[start] = OPEN_HEAD_CODE
-            key = bytes(codes)
-        else:
-            key = bytes(engine.codes)
-        if not self.rows_interchangeable:
-            return key
         rules = engine.rules
-        if rules.redeals and rules.redeals_left(engine.redeals_used) != 0:
-            return key  # a redeal to come tells the rows apart
-        step = rules.layout.rstep
-        return b"".join(sorted([key[start:start + step] for start in range(0, len(key), step)]))
+        if not self.rows_interchangeable or (
+                rules.redeals and rules.redeals_left(engine.redeals_used) != 0):
+            # a redeal to come tells the rows apart
+            return shown_key(engine.codes, open_rows, len(engine.codes))
+        return shown_key(engine.codes, open_rows, rules.layout.rstep)
+
+
+def shown_key(codes: bytearray, open_rows: Sequence[int], step: int) -> bytes:
+    """:meth:`Reductions.board_key` of a board's ``codes``: the column-0 slots ``open_rows``
+    shown as :data:`core.open_heads.OPEN_HEAD_CODE`, the rows of ``step`` slots sorted.
+
+    A ``step`` of the whole board keeps the rows in their order. The search asks this
+    at every position, so it calls it directly where it knows the step for good.
+    """
+    if open_rows:
+        codes = bytearray(codes)  # a copy: the engine's own codes stay as they are
+        for start in open_rows:
+            codes[start] = OPEN_HEAD_CODE
+    key = bytes(codes)
+    if step >= len(key):
+        return key
+    return b"".join(sorted([key[start:start + step] for start in range(0, len(key), step)]))
 
 
 NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, head_macros=False,

@@ -56,6 +56,7 @@ from gapgrid.core.reductions import (
     Reductions,
     no_redeal_to_come,
     reductions_for,
+    shown_key,
     single_successor,
 )
 from gapgrid.core.replay import replay_from
@@ -159,7 +160,15 @@ class Budget:
 
     pack_at: float = PACK_AT
     """The share of :attr:`memory` the tables fill before the restarts pack their dead
-    positions (:data:`PACK_AT`; tests ask for less, to see packed tables in a small search)."""
+    positions (:data:`PACK_AT`; tests ask for less, to see packed tables in a small search,
+    or more than 1 for never): a number above 0."""
+
+    def __attrs_post_init__(self) -> None:
+        # (not an attrs validator: the compiled build cannot make this class with one)
+        share: object = self.pack_at
+        # NaN, never above 0, is refused too: it would never pack, silently
+        if not (isinstance(share, (int, float)) and share > 0):
+            raise ValueError(f"pack_at must be a number above 0, not {share!r}")
 
 
 @attrs.frozen
@@ -427,6 +436,11 @@ class _Search:
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
+        # Reductions.board_key's rows (sorted when they are interchangeable), known for the
+        # whole search when no redeal ever comes: key() then asks shown_key directly.
+        self._key_step = (0 if not self._never_redeals
+                          else engine.rules.layout.rstep if reductions.rows_interchangeable
+                          else engine.rules.layout.rlen)
         self.evaluate, self.move_cost = evaluation_for(engine.rules)
         self.rollout_share = rollout_share(engine.rules)
         self.restarts_first = restarts_first(engine.rules)
@@ -454,6 +468,9 @@ class _Search:
     def key(self) -> bytes:
         """The position: the board (reduced by symmetry when sound) and the redeal stage."""
         engine = self.engine
+        step = self._key_step
+        if step:  # no redeal ever: the key's rows are settled for the whole search
+            return shown_key(engine.codes, self.open_rows, step)
         board = self.reductions.board_key(engine, self.open_rows)
         if self._never_redeals or engine.rules.redeals_left(engine.redeals_used) == 0:
             return board  # no redeal will ever come: the generator no longer matters

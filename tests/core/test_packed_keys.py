@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import attrs
+import pytest
 
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
@@ -74,3 +75,11 @@ def test_a_packed_table_holds_a_proof_a_set_could_not(catalogue: Catalogue) -> N
     assert (in_sets.verdict, in_sets.stopped_by) == ("unknown", "memory")
     packed = solve(state, small)
     assert (packed.verdict, packed.positions) == ("lost", unlimited.positions)
+
+
+@pytest.mark.parametrize("share", [0, -0.5, float("nan"), "half", None])
+def test_a_budget_refuses_a_share_to_pack_at_that_is_not_above_0(share: object) -> None:
+    """A share of the memory that is not a number above 0 is refused when the budget is
+    made, not met as a search that never packs (NaN) or packs at once (0)."""
+    with pytest.raises(ValueError, match="pack_at must be a number above 0"):
+        Budget(pack_at=share)  # type: ignore[arg-type]

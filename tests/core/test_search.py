@@ -394,3 +394,34 @@ def test_the_restarts_shuffle_as_python_3_11_does() -> None:
         reference.shuffle(model)
         assert ours == model
         assert drawing.getstate() == reference.getstate()
+
+
+@pytest.mark.parametrize(("slug", "options", "sorted_rows"), [
+    ("montana", {"redeals": "0"}, True), ("line-up", None, True), ("paganini", None, False),
+    ("montana", None, False)])
+def test_the_search_keys_a_position_as_its_reductions_do(catalogue: Catalogue, slug: str,
+                                                         options: dict[str, str] | None,
+                                                         sorted_rows: bool) -> None:
+    """The search's own way to the key, for games without redeals, gives the reductions'
+    key: rows sorted where they are interchangeable, open heads hidden; and positions
+    that differ only in the order of their rows share it exactly when the rules allow
+    (single-round Gaps and Line Up, not games with a redeal to come)."""
+    rules = catalogue.rules(slug, options)
+    reductions = reductions_for(rules)
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(4))), Budget(seconds=None),
+                     None, reductions)
+    engine = search.engine
+    starts = rules.layout.row_start_slots
+    for open_rows in [(), starts[:2]]:
+        search.open_rows = open_rows
+        board = reductions.board_key(engine, open_rows)
+        assert search.key()[:len(board)] == board
+    search.open_rows = ()
+    before = search.key()
+    for first, second in zip(rules.layout.row_ranges[0], rules.layout.row_ranges[1],
+                             strict=True):
+        card = engine.cells[first]
+        engine.cells[first] = engine.cells[second]
+        engine.cells[second] = card
+    engine._indexed = False  # the cells changed behind the engine's back
+    assert (search.key() == before) is sorted_rows  # a redeal to come tells the rows apart
