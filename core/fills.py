@@ -124,7 +124,8 @@ class FillBase:
     def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
         """Return the slots whose card may move into the gap ``target``, in slot order.
 
-        ``where`` is the card-to-slots index of ``cells`` (see :func:`card_index`);
+        ``where`` is the card-to-slots index of ``cells`` (see
+        :func:`core.left_card_moves.card_index`);
         without it one is built, which costs a pass over the board.
         """
         if where is None:
@@ -142,10 +143,11 @@ class FillBase:
         """Return every move (source, target) into the gaps ``targets``, gap by gap in the
         order given, each gap's sources in slot order: :meth:`sources` for each gap.
 
-        The searches ask this for every position they reach, so it is
         :meth:`wanted` and :meth:`sources` inlined into one loop, compiled with
         the search (:func:`core.left_card_moves.left_card_pairs`; decided per
-        class, see ``__init_subclass__``).
+        class, see ``__init_subclass__``). The engine calls that loop itself
+        where this method is FillBase's own (:meth:`left_card_tables`); this
+        hands it copies of ``cells`` and ``where`` as lists.
         """
         return left_card_pairs(self.left_card_tables(), list(cells), targets,
                                [list(slots) for slots in where])

@@ -213,7 +213,7 @@ class Engine:
 
     @property
     def where(self) -> list[list[int]]:
-        """For each card, the slots holding it (see :func:`core.fills.card_index`)."""
+        """For each card, the slots holding it (see :func:`core.left_card_moves.card_index`)."""
         if not self._indexed:
             self._index()
         return self._where
@@ -308,7 +308,7 @@ class Engine:
         if tables is not None:  # FillBase.pairs, without the call through the rule
             return left_card_pairs(tables, self.cells, sorted(self._gaps), self._where)
         fill = self.rules.fill
-        if isinstance(fill, FillBase):  # gapgrid's rules and their subclasses: in one loop
+        if isinstance(fill, FillBase):  # a subclass's own pairs(), or FillBase's by sources()
             return fill.pairs(self.cells, sorted(self._gaps), self._where)
         return pairs_by_sources(fill, self.cells, sorted(self._gaps), self._where)
 

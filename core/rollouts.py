@@ -135,7 +135,7 @@ class NestedRollouts:
         layout = engine.rules.layout
         self._rows = layout.slot_rows
         self._layout = layout
-        self._row_starts = tuple(layout.row_starts())
+        self._row_starts = layout.row_start_slots
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
         """The most actions of a playout; a level-1 search tries no action past this many of
         its own line (its last stride may take the line a few actions further)."""

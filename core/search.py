@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, TypeVar, cast
 
 import attrs
 
@@ -166,8 +166,9 @@ class Budget:
     def __attrs_post_init__(self) -> None:
         # (not an attrs validator: the compiled build cannot make this class with one)
         share: object = self.pack_at
-        # NaN, never above 0, is refused too: it would never pack, silently
-        if not (isinstance(share, (int, float)) and share > 0):
+        if not isinstance(share, (int, float)):  # as the compiled class refuses it
+            raise TypeError(f"pack_at must be a number above 0, not {share!r}")
+        if not share > 0:  # NaN too, which would never pack, silently
             raise ValueError(f"pack_at must be a number above 0, not {share!r}")
 
 
@@ -405,7 +406,7 @@ class _Search:
         """Whether they leave the rows' heads open once column 0 is full."""
         self.open_rows: tuple[int, ...] = ()
         """The column-0 slots of the rows whose head is not chosen yet, in slot order."""
-        self._row_starts = tuple(engine.rules.layout.row_starts())
+        self._row_starts = engine.rules.layout.row_start_slots
         self.positions = 0
         self.started = time.monotonic()
         self.complete = _Restarts()
@@ -439,6 +440,7 @@ class _Search:
         # Reductions.board_key's rows (sorted when they are interchangeable), known for the
         # whole search when no redeal ever comes: key() then asks shown_key directly.
         self._key_step = (0 if not self._never_redeals
+                          or type(reductions).board_key is not Reductions.board_key
                           else engine.rules.layout.rstep if reductions.rows_interchangeable
                           else engine.rules.layout.rlen)
         self.evaluate, self.move_cost = evaluation_for(engine.rules)
@@ -608,7 +610,10 @@ class _Search:
 
     def undo(self, action: Step) -> None:
         engine = self.engine
-        if action is None:
+        if type(action) is tuple:  # a plain move, most of the steps: first
+            source, target = cast(tuple[int, int], action)  # not a Macro: type() is tuple
+            engine.unplay(source, target)
+        elif action is None:
             engine.undo()
         elif type(action) is Macro:
             self.macros_used -= 1
@@ -624,8 +629,7 @@ class _Search:
                 engine.exchange(row, action.head_row)
             self.open_rows = tuple(sorted((*self.open_rows, row)))
         else:
-            assert isinstance(action, tuple)
-            engine.unplay(*action)
+            raise TypeError(f"not a step of the search: {action!r}")
 
     def line(self, path: Sequence[Step]) -> list[Action]:
         """The line of a depth-first path that ends in a win, the engine at its end.
@@ -1090,7 +1094,7 @@ class _Search:
         fixed_heads = family is not self.complete
         engine, dead, live, packed = self.engine, family.dead, family.live, family.packed
         pack_above = self.budget.memory * self.budget.pack_at
-        play, key_of = engine.play, self.level_key if fixed_heads else self.key
+        key_of = self.level_key if fixed_heads else self.key
         self.macros_used = 0  # the path starts empty
         self.shuffler = random.Random(order)
         live.clear()
@@ -1135,7 +1139,8 @@ class _Search:
             action = frame.actions[frame.cursor]
             frame.cursor += 1
             if type(action) is tuple:
-                play(*action)
+                source, target = cast(tuple[int, int], action)  # not a Macro: type() is tuple
+                engine.play(source, target)
             else:
                 self.do(action)
             key = key_of()

@@ -77,9 +77,16 @@ def test_a_packed_table_holds_a_proof_a_set_could_not(catalogue: Catalogue) -> N
     assert (packed.verdict, packed.positions) == ("lost", unlimited.positions)
 
 
-@pytest.mark.parametrize("share", [0, -0.5, float("nan"), "half", None])
-def test_a_budget_refuses_a_share_to_pack_at_that_is_not_above_0(share: object) -> None:
+@pytest.mark.parametrize("share", [0, -0.5, float("nan")])
+def test_a_budget_refuses_a_share_to_pack_at_that_is_not_above_0(share: float) -> None:
     """A share of the memory that is not a number above 0 is refused when the budget is
     made, not met as a search that never packs (NaN) or packs at once (0)."""
     with pytest.raises(ValueError, match="pack_at must be a number above 0"):
+        Budget(pack_at=share)
+
+
+@pytest.mark.parametrize("share", ["half", None])
+def test_a_budget_refuses_a_share_to_pack_at_that_is_no_number(share: object) -> None:
+    """Not a number at all: a TypeError, as the compiled class gives."""
+    with pytest.raises(TypeError):
         Budget(pack_at=share)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import sys
+from collections.abc import Sequence
 
 import attrs
 import pytest
@@ -13,7 +14,7 @@ from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move, Undo
-from gapgrid.core.reductions import reductions_for
+from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.schedule import (
     FIRST_ROLLOUT_SHARE,
@@ -398,14 +399,15 @@ def test_the_restarts_shuffle_as_python_3_11_does() -> None:
 
 @pytest.mark.parametrize(("slug", "options", "sorted_rows"), [
     ("montana", {"redeals": "0"}, True), ("line-up", None, True), ("paganini", None, False),
-    ("montana", None, False)])
+    ("montana", None, False), ("rectangular-rovers", None, False)])
 def test_the_search_keys_a_position_as_its_reductions_do(catalogue: Catalogue, slug: str,
                                                          options: dict[str, str] | None,
                                                          sorted_rows: bool) -> None:
     """The search's own way to the key, for games without redeals, gives the reductions'
     key: rows sorted where they are interchangeable, open heads hidden; and positions
     that differ only in the order of their rows share it exactly when the rules allow
-    (single-round Gaps and Line Up, not games with a redeal to come)."""
+    (single-round Gaps and Line Up; not games with a redeal to come, nor a sliding
+    puzzle, whose rows are not interchangeable)."""
     rules = catalogue.rules(slug, options)
     reductions = reductions_for(rules)
     search = _Search(Engine.from_state(new_game(rules, DealNumber(4))), Budget(seconds=None),
@@ -418,6 +420,9 @@ def test_the_search_keys_a_position_as_its_reductions_do(catalogue: Catalogue, s
         assert search.key()[:len(board)] == board
     search.open_rows = ()
     before = search.key()
+    codes = bytes(engine.codes)  # the key made here, the plain way
+    rows = [codes[start:start + rules.layout.rstep] for start in starts]
+    assert before[:len(codes)] == (b"".join(sorted(rows)) if sorted_rows else codes)
     for first, second in zip(rules.layout.row_ranges[0], rules.layout.row_ranges[1],
                              strict=True):
         card = engine.cells[first]
@@ -425,3 +430,18 @@ def test_the_search_keys_a_position_as_its_reductions_do(catalogue: Catalogue, s
         engine.cells[second] = card
     engine._indexed = False  # the cells changed behind the engine's back
     assert (search.key() == before) is sorted_rows  # a redeal to come tells the rows apart
+
+
+class _EveryBoardAlike(Reductions):
+    """A caller's own reductions, whose key makes every position one."""
+
+    def board_key(self, engine: Engine, open_rows: Sequence[int] = ()) -> bytes:
+        return b"one position"
+
+
+def test_the_search_keys_a_position_by_a_callers_own_reductions(catalogue: Catalogue) -> None:
+    """Reductions whose board_key is their own are asked for the key, never bypassed."""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    search = _Search(Engine.from_state(new_game(rules, DealNumber(4))), Budget(seconds=None),
+                     None, _EveryBoardAlike(rows_interchangeable=True))
+    assert search.key() == b"one position"
