@@ -92,12 +92,15 @@ class Reductions:
         column-0 slots ``open_rows`` show :data:`core.open_heads.OPEN_HEAD_CODE`
         whatever head the engine holds there.
         """
-        rules = engine.rules
-        if not self.rows_interchangeable or (
-                rules.redeals and rules.redeals_left(engine.redeals_used) != 0):
-            # a redeal to come tells the rows apart
-            return shown_key(engine.codes, open_rows, len(engine.codes))
-        return shown_key(engine.codes, open_rows, rules.layout.rstep)
+        return shown_key(engine.codes, open_rows, self.key_step(engine))
+
+    def key_step(self, engine: Engine) -> int:
+        """The length of the rows :meth:`board_key` sorts: a row's where the rows are
+        interchangeable and no redeal is to come (one would tell them apart), else the
+        whole board's (kept in order)."""
+        if self.rows_interchangeable and no_redeal_to_come(engine):
+            return engine.rules.layout.rstep
+        return len(engine.codes)
 
 
 def shown_key(codes: bytearray, open_rows: Sequence[int], step: int) -> bytes:

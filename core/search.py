@@ -437,12 +437,10 @@ class _Search:
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
-        # Reductions.board_key's rows (sorted when they are interchangeable), known for the
-        # whole search when no redeal ever comes: key() then asks shown_key directly.
-        self._key_step = (0 if not self._never_redeals
-                          or type(reductions).board_key is not Reductions.board_key
-                          else engine.rules.layout.rstep if reductions.rows_interchangeable
-                          else engine.rules.layout.rlen)
+        # Reductions.board_key's rows, known for the whole search when no redeal ever
+        # comes: key() then asks shown_key directly (0: through board_key each time).
+        self._key_step = (reductions.key_step(engine) if self._never_redeals
+                          and type(reductions).board_key is Reductions.board_key else 0)
         self.evaluate, self.move_cost = evaluation_for(engine.rules)
         self.rollout_share = rollout_share(engine.rules)
         self.restarts_first = restarts_first(engine.rules)
