@@ -35,7 +35,7 @@ from gapgrid.core.fills import FillBase, RoversFill
 from gapgrid.core.game import Engine
 from gapgrid.core.layout import Layout
 from gapgrid.core.rules import Rules
-from gapgrid.core.runs import run_length
+from gapgrid.core.runs import RunShape
 
 RUN_CARD: Final = 100
 """A card in a run: what every other term is weighed against."""
@@ -124,6 +124,7 @@ def _jumping_evaluation(rules: Rules) -> Evaluation:
     fill = rules.fill
     full = len(layout.sequence_ranks)
     starts = tuple(layout.row_starts())
+    shape = RunShape(layout)  # the run tables read once, not at every evaluation
     following = sequence_followers(layout)
     next_slots, rows_of, left_slots = layout.next_slots, layout.slot_rows, layout.left_slots
     pair_slots = tuple((slot, right) for slot, right in enumerate(next_slots)
@@ -137,8 +138,8 @@ def _jumping_evaluation(rules: Rules) -> Evaluation:
     def evaluate(engine: Engine) -> int:
         cells = engine.cells
         score = 0
-        for start in starts:
-            length = run_length(layout, cells, start // layout.rstep)
+        for start, end in zip(starts, shape.run_ends(cells), strict=True):
+            length = end - start
             score += RUN_CARD * length
             if length < full:
                 score += OPEN_RUN_END if cells[start + length] is None else -BLOCKED_RUN_END
@@ -162,6 +163,7 @@ def _sliding_evaluation(rules: Rules) -> Evaluation:
     suits at best."""
     layout = rules.layout
     columns = final_columns(layout)
+    shape = RunShape(layout)
     rstep, rows, decks = layout.rstep, layout.rows, layout.decks
     suits_in_play = SUITS * decks
     assignments: list[tuple[int, ...]] = []
@@ -212,7 +214,7 @@ def _sliding_evaluation(rules: Rules) -> Evaluation:
             if column == at:
                 in_column[at].append(home[suit])
         conflicts = _inversions(in_row) + _inversions(in_column)
-        runs = sum(run_length(layout, cells, row) for row in range(rows))
+        runs = sum(shape.run_length(cells, row) for row in range(rows))
         return runs - STEP * (horizontal + best + conflicts) + redeal_bonus(engine)
 
     return evaluate

@@ -28,12 +28,11 @@ from gapgrid.core.cards import card_code
 from gapgrid.core.dealnumber import DealNumber, GameRandom
 from gapgrid.core.deals import deal_cells
 from gapgrid.core.fills import FillBase, pairs_by_sources
-from gapgrid.core.layout import Layout
 from gapgrid.core.left_card_moves import LeftCardTables, card_index, left_card_pairs
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
 from gapgrid.core.rules import RedealTiming, RuleError, Rules
-from gapgrid.core.runs import Cells, all_rows_finished
+from gapgrid.core.runs import Cells, RunShape
 
 
 @attrs.frozen
@@ -135,10 +134,29 @@ class Engine:
       moves it generated itself with :meth:`legal_pairs`.
     """
 
-    __slots__ = ("_accepts", "_base", "_codes", "_gaps", "_indexed", "_journal",
-                 "_journal_append", "_left_card_tables", "_moves_undone", "_random",
-                 "_redeals_journaled", "_rng_state", "_runs_layout", "_where", "cells", "deal",
-                 "redeals_used", "rules", "undos")
+    __slots__ = (
+        "_accepts",
+        "_base",
+        "_codes",
+        "_gaps",
+        "_indexed",
+        "_journal",
+        "_journal_append",
+        "_left_card_tables",
+        "_moves_undone",
+        "_random",
+        "_redeals_journaled",
+        "_rng_state",
+        "_where",
+        "_won_shape",
+        "cells",
+        "deal",
+        "never_redeals",
+        "redeals_used",
+        "rules",
+        "run_shape",
+        "undos",
+    )
     _codes: bytearray
     _where: list[list[int]]
     _gaps: list[int]
@@ -168,8 +186,14 @@ class Engine:
         self._left_card_tables: LeftCardTables | None = (
             fill.left_card_tables()
             if isinstance(fill, FillBase) and type(fill).pairs is FillBase.pairs else None)
-        self._runs_layout: Layout | None = (
-            rules.won.layout if type(rules.won) is AllRowsFinished else None)
+        self.never_redeals = rules.redeals == 0
+        """Whether the rules allow no redeal at all (a search asks at every position)."""
+        self.run_shape = RunShape(rules.layout)
+        """The layout's runs and rows, for the search's loops (:class:`core.runs.RunShape`)."""
+        won = rules.won
+        self._won_shape: RunShape | None = (
+            None if type(won) is not AllRowsFinished
+            else self.run_shape if won.layout is rules.layout else RunShape(won.layout))
         self._random = random
         self._journal: list[_Entry] = []
         self._journal_append = self._journal.append  # bound once: each move appends
@@ -240,9 +264,9 @@ class Engine:
     @property
     def won(self) -> bool:
         """Tell whether the position is won."""
-        layout = self._runs_layout
-        if layout is not None:  # AllRowsFinished.is_won, without the call through it
-            return all_rows_finished(layout, self.cells)
+        shape = self._won_shape
+        if shape is not None:  # AllRowsFinished.is_won, without the call through it
+            return shape.all_rows_finished(self.cells)
         return self.rules.won.is_won(self.cells)
 
     # -- moving in place, unchecked ------------------------------------------

@@ -84,9 +84,9 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]], last_gap: bool
     """
     cells, fill = engine.cells, engine.rules.fill
     assert isinstance(fill, FillBase)
-    left_slots = engine.rules.layout.left_slots
+    left_slots = engine.run_shape.left_slots
     heads = fill.heads()
-    starts = engine.rules.layout.row_start_slots
+    starts = engine.run_shape.row_starts
     column_gaps = [start for start in starts if cells[start] is None]
     headed = [start for start in starts if cells[start] in heads]
     if not column_gaps or not headed:
@@ -118,7 +118,7 @@ def head_macros(engine: Engine, pairs: Sequence[tuple[int, int]], last_gap: bool
 
 def _last_gap_fills(engine: Engine, slots: list[int], heads: tuple[int, ...]) -> list[Macro]:
     """Every other arrangement of ``slots`` (heads, one gap), then an outside head into the gap."""
-    cells, left_slots = engine.cells, engine.rules.layout.left_slots
+    cells, left_slots = engine.cells, engine.run_shape.left_slots
     outside = sorted(slot for head in heads for slot in engine.where[head]
                      if left_slots[slot] != NO_SLOT)
     if not outside:

@@ -134,7 +134,7 @@ def freezes(engine: Engine, pairs: Sequence[tuple[int, int]]
     cells, fill = engine.cells, engine.rules.fill
     assert isinstance(fill, FillBase)
     heads = fill.heads()
-    starts = engine.rules.layout.row_start_slots
+    starts = engine.run_shape.row_starts
     gap = -1
     for start in starts:
         card = cells[start]
@@ -149,7 +149,7 @@ def freezes(engine: Engine, pairs: Sequence[tuple[int, int]]
     before = tuple(cells[start] for start in starts)
     kept: list[tuple[int, int]] = []
     frozen: list[Freeze] = []
-    left_slots = engine.rules.layout.left_slots
+    left_slots = engine.run_shape.left_slots
     for source, target in pairs:
         if target == gap and left_slots[source] != NO_SLOT:  # from outside column 0
             frozen.append(Freeze(source, gap, before))

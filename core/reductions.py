@@ -28,10 +28,8 @@ from gapgrid.core.baseline import AllRowsFinished
 from gapgrid.core.cards import RANKS_PER_SUIT
 from gapgrid.core.fills import AscendingFill, FillBase, JungleFill, MontanaFill
 from gapgrid.core.game import Engine
-from gapgrid.core.layout import Layout
 from gapgrid.core.open_heads import OPEN_HEAD_CODE
 from gapgrid.core.rules import Rules
-from gapgrid.core.runs import Cells, run_length
 
 _ROW_LOCAL_FILLS: Final = (MontanaFill, JungleFill, AscendingFill)
 """Fill rules that look only at the target's own row (the left neighbour) and at
@@ -72,10 +70,10 @@ class Reductions:
         ordered = ordered and self.heuristic_order
         if len(pairs) < 2 or not (self.run_chains or ordered):
             return pairs
-        layout = engine.rules.layout
-        ends = run_ends(layout, engine.cells)  # once, for both
+        shape = engine.run_shape
+        ends = shape.run_ends(engine.cells)  # once, for both
         for start in open_rows:
-            ends[layout.slot_rows[start]] = NO_RUN_END
+            ends[shape.slot_rows[start]] = NO_RUN_END
         if self.run_chains and no_redeal_to_come(engine):
             chain = frozen_run_chain(engine, pairs, ends)
             if chain is not None:
@@ -127,8 +125,7 @@ NONE: Final = Reductions(rows_interchangeable=False, run_chains=False, head_macr
 
 def no_redeal_to_come(engine: Engine) -> bool:
     """Tell whether no redeal can happen any more in this game."""
-    rules = engine.rules
-    return rules.redeals == 0 or rules.redeals_left(engine.redeals_used) == 0
+    return engine.never_redeals or engine.rules.redeals_left(engine.redeals_used) == 0
 
 
 def rows_interchangeable(rules: Rules) -> bool:
@@ -174,13 +171,8 @@ def reductions_for(rules: Rules) -> Reductions:
 
 
 NO_RUN_END: Final = -1
-"""A row's run end in :func:`run_ends` when the row has no run that is frozen (an open row)."""
-
-
-def run_ends(layout: Layout, cells: Cells) -> list[int]:
-    """For each row, the slot right after its run (its start when it has none)."""
-    return [start + run_length(layout, cells, row)
-            for row, start in enumerate(range(0, len(cells), layout.rstep))]
+"""A row's run end (:meth:`core.runs.RunShape.run_ends`) when the row has no run that is
+frozen (an open row)."""
 
 
 def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]],
@@ -220,19 +212,17 @@ def frozen_run_chain(engine: Engine, pairs: Sequence[tuple[int, int]],
     fill the slot right of ``x_{i-1}``. So every path to a deadlock can be
     reordered to start with a move of the chain.
     """
-    cells, rules = engine.cells, engine.rules
-    layout = rules.layout
-    rbase, last_rank = layout.rbase, layout.sequence_ranks[-1]
-    starts = layout.row_start_slots
-    for start in starts:  # first the cheap test that every row has its head
+    cells, rules, shape = engine.cells, engine.rules, engine.run_shape
+    rbase, last_rank = shape.head_rank, shape.sequence[-1]
+    for start in shape.row_starts:  # first the cheap test that every row has its head
         head = cells[start]
         if head is None or head % RANKS_PER_SUIT != rbase:
             return None
     if ends is None:
-        ends = run_ends(layout, cells)
+        ends = shape.run_ends(cells)
     fill = rules.fill
     assert isinstance(fill, FillBase)
-    rows, next_slots, where = layout.slot_rows, layout.next_slots, engine.where
+    rows, next_slots, where = shape.slot_rows, shape.next_slots, engine.where
     for source, target in pairs:
         if target != ends[rows[target]]:
             continue
@@ -263,26 +253,26 @@ class _Scorer:
     can ever fill (right of a row's last rank) or that break a run.
     """
 
-    __slots__ = ("cells", "ends", "fill", "layout")
+    __slots__ = ("cells", "ends", "fill", "shape")
 
     def __init__(self, engine: Engine, ends: list[int]) -> None:
         self.cells = engine.cells
-        self.layout = engine.rules.layout
+        self.shape = engine.run_shape
         fill = engine.rules.fill
         self.fill = fill if isinstance(fill, FillBase) else None
         self.ends = ends
-        """The slot right after each row's run (:func:`run_ends`)."""
+        """The slot right after each row's run (:meth:`core.runs.RunShape.run_ends`)."""
 
     def penalty(self, pair: tuple[int, int]) -> int:
         source, target = pair
-        layout, cells, ends = self.layout, self.cells, self.ends
+        shape, cells, ends = self.shape, self.cells, self.ends
         score = 0
-        rows = layout.slot_rows
+        rows = shape.slot_rows
         if target == ends[rows[target]]:
             score -= 1000 + 10 * self._joins(target, cells[source])
         if source < ends[rows[source]]:
             score += 2000  # takes a card out of a run
-        left = layout.left_slots[source]
+        left = shape.left_slots[source]
         if left >= 0 and self.fill is not None:
             left_card = cells[source] if left == target else cells[left]
             if left_card is None or not self.fill.next_cards(left_card):
@@ -294,12 +284,13 @@ class _Scorer:
         if self.fill is None or card is None:
             return 0
         cells, count = self.cells, 0
-        slot = self.layout.next_slots[target]
-        while slot >= 0 and self.layout.slot_rows[slot] == self.layout.slot_rows[target]:
+        next_slots, rows = self.shape.next_slots, self.shape.slot_rows
+        slot = next_slots[target]
+        while slot >= 0 and rows[slot] == rows[target]:
             following = cells[slot]
             if following is None or following not in self.fill.next_cards(card):
                 break
             card = following
             count += 1
-            slot = self.layout.next_slots[slot]
+            slot = next_slots[slot]
         return count

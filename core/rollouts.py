@@ -46,9 +46,7 @@ from gapgrid.core.evaluation import sequence_followers
 from gapgrid.core.fills import FillBase
 from gapgrid.core.game import Engine
 from gapgrid.core.layout import Layout
-from gapgrid.core.reductions import run_ends
 from gapgrid.core.rules import Rules
-from gapgrid.core.runs import run_length
 
 Action = tuple[int, int] | None
 """A card move (source, target), or None for a redeal."""
@@ -134,7 +132,7 @@ class NestedRollouts:
         self.random = random.Random(seed)
         layout = engine.rules.layout
         self._rows = layout.slot_rows
-        self._layout = layout
+        self._shape = engine.run_shape
         self._row_starts = layout.row_start_slots
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
         """The most actions of a playout; a level-1 search tries no action past this many of
@@ -202,7 +200,7 @@ class NestedRollouts:
         legal_pairs, play, choose, update_ends = (engine.legal_pairs, engine.play, self._choose,
                                                   self._update_ends)
         line: list[Action] = []
-        ends = run_ends(self._layout, cells)  # kept up to date move by move below
+        ends = self._shape.run_ends(cells)  # kept up to date move by move below
         steps_left = self.max_steps
         while steps_left and not engine.won:
             steps_left -= 1
@@ -214,7 +212,7 @@ class NestedRollouts:
                 line.append((source, target))
             elif engine.redeal_refusal() is None:
                 engine.redeal()  # taken back by ``undo`` below, as the moves by ``unplay``
-                ends = run_ends(self._layout, cells)
+                ends = self._shape.run_ends(cells)
                 line.append(None)
             else:
                 break
@@ -273,7 +271,7 @@ class NestedRollouts:
         return live
 
     def _update_ends(self, ends: list[int], source: int, target: int) -> None:
-        """Bring ``ends`` (:func:`core.reductions.run_ends`) up to date after the card in
+        """Bring ``ends`` (:meth:`core.runs.RunShape.run_ends`) up to date after the card in
         ``source`` moved to ``target``: only those two slots changed, so only a run that
         lost its card at ``source`` gets shorter, and only one that now reaches
         ``target`` longer (a playout's every step needs the runs' ends, and working them
@@ -284,7 +282,7 @@ class NestedRollouts:
             ends[row] = source
         row = rows[target]
         if target == ends[row]:
-            ends[row] = self._row_starts[row] + run_length(self._layout, self.engine.cells, row)
+            ends[row] = self._row_starts[row] + self._shape.run_length(self.engine.cells, row)
 
     def _pairing(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The moves that put their card right after the card it follows in a finished row,
@@ -320,7 +318,7 @@ class NestedRollouts:
         may put another one there, which blocks the run instead.
         """
         source, target = pair
-        cells, sequence = self.engine.cells, self._layout.sequence_ranks
+        cells, sequence = self.engine.cells, self._shape.sequence
         card = cells[source]
         assert card is not None
         length = target - self._row_starts[self._rows[target]]

@@ -23,41 +23,67 @@ two-deck game, none when the card is not in play."""
 
 def run_length(layout: Layout, cells: Cells, row: int) -> int:
     """Return how many cards from column 0 of ``row`` form its run."""
+    return _run_from(layout.sequence_ranks, row * layout.rstep, cells)
+
+
+def run_lengths(layout: Layout, cells: Cells) -> list[int]:
+    """Return the run length of every row, top to bottom."""
     sequence = layout.sequence_ranks
-    start = row * layout.rstep
+    return [_run_from(sequence, start, cells) for start in layout.row_start_slots]
+
+
+def _run_from(sequence: tuple[int, ...], start: int, cells: Cells) -> int:
+    """How many cards from slot ``start`` on hold ``sequence``'s ranks in order, in one suit
+    (the one definition of a run, which every function here asks)."""
     head = cells[start]
     if head is None or head % RANKS_PER_SUIT != sequence[0]:
-        return 0
+        return 0  # most rows of a game under way: no call needs more
     suit_base = head - sequence[0]
-    length = 1
-    for column in range(1, len(sequence)):
-        if cells[start + column] != suit_base + sequence[column]:
-            break
+    length, full = 1, len(sequence)
+    while length < full and cells[start + length] == suit_base + sequence[length]:
         length += 1
     return length
 
 
-def run_lengths(layout: Layout, cells: Cells) -> list[int]:
-    """Return the run length of every row, top to bottom.
+class RunShape:
+    """A layout's runs and rows as plain fields, for the loops a search runs at every position.
 
-    :func:`run_length` for each row, in one loop: every redeal asks this, and
-    most rows of a game under way have no run (the head test fails at once).
+    A :class:`Layout`'s tables are cached properties of an attrs class: each read is a
+    Python attribute lookup, which cost a compiled search a tenth of its time when the
+    functions here read them at every position. This holds the same values, read once;
+    an :class:`core.game.Engine` has one (``run_shape``).
     """
-    sequence = layout.sequence_ranks
-    first, full = sequence[0], len(sequence)
-    lengths = []
-    for row in layout.row_ranges:
-        start = row.start
-        head = cells[start]
-        if head is None or head % RANKS_PER_SUIT != first:
-            lengths.append(0)
-            continue
-        suit_base = head - first
-        length = 1
-        while length < full and cells[start + length] == suit_base + sequence[length]:
-            length += 1
-        lengths.append(length)
-    return lengths
+
+    def __init__(self, layout: Layout) -> None:
+        sequence = layout.sequence_ranks
+        self.sequence: tuple[int, ...] = sequence
+        """:attr:`Layout.sequence_ranks`."""
+        self.head_rank: int = sequence[0]
+        """The rank that heads a run (RBASE)."""
+        self.row_starts: tuple[int, ...] = layout.row_start_slots
+        """:attr:`Layout.row_start_slots`: each row's column-0 slot."""
+        self.run_end_slots: tuple[int, ...] = layout.run_end_slots
+        """:attr:`Layout.run_end_slots`: where each row's full run ends."""
+        self.slot_rows: tuple[int, ...] = layout.slot_rows
+        """:attr:`Layout.slot_rows`: each slot's row."""
+        self.next_slots: tuple[int, ...] = layout.next_slots
+        """:attr:`Layout.next_slots`: each slot's next slot in reading order."""
+        self.left_slots: tuple[int, ...] = layout.left_slots
+        """:attr:`Layout.left_slots`: each slot's left neighbour."""
+
+    def run_length(self, cells: Cells, row: int) -> int:
+        """How many cards from column 0 of ``row`` form its run (:func:`run_length`)."""
+        return _run_from(self.sequence, self.row_starts[row], cells)
+
+    def run_ends(self, cells: Cells) -> list[int]:
+        """For each row, the slot right after its run (its start when it has none)."""
+        sequence = self.sequence
+        return [start + _run_from(sequence, start, cells) for start in self.row_starts]
+
+    def all_rows_finished(self, cells: Cells) -> bool:
+        """Whether every row's run is full length (:func:`all_rows_finished`): the won
+        check of :class:`core.baseline.AllRowsFinished`."""
+        return _all_runs_full(self.sequence, self.row_starts, self.run_end_slots, cells)
 
 
 def cards_in_sequence(layout: Layout, cells: Cells) -> int:
@@ -72,16 +98,23 @@ def finished_rows(layout: Layout, cells: Cells) -> int:
 
 
 def all_rows_finished(layout: Layout, cells: Cells) -> bool:
-    """Tell whether every row's run is full length.
+    """Tell whether every row's run is full length."""
+    return _all_runs_full(layout.sequence_ranks, layout.row_start_slots, layout.run_end_slots,
+                          cells)
+
+
+def _all_runs_full(sequence: tuple[int, ...], row_starts: tuple[int, ...],
+                   run_end_slots: tuple[int, ...], cells: Cells) -> bool:
+    """Whether the run from each of ``row_starts`` holds all of ``sequence``.
 
     Looks first at the last card of each run, which must be the sequence's
     last rank: in a game under way that fails at once, so this check is
     cheap enough to ask after every move.
     """
-    last = layout.sequence_ranks[-1]
-    for slot in layout.run_end_slots:
+    last = sequence[-1]
+    for slot in run_end_slots:
         card = cells[slot]
         if card is None or card % RANKS_PER_SUIT != last:
             return False
-    full = len(layout.sequence_ranks)
-    return all(run_length(layout, cells, row) == full for row in range(layout.rows))
+    full = len(sequence)
+    return all(_run_from(sequence, start, cells) == full for start in row_starts)

@@ -397,6 +397,7 @@ class _Search:
         self.table_full = False
         """Whether the table's memory ran out (the rollouts then go on alone)."""
         self.budget = budget
+        self._memory = budget.memory  # read at every position: an attribute of this class
         self.progress = progress
         self.reductions = reductions
         self._head_macros = reductions.head_macros and single_successor(engine.rules)
@@ -406,7 +407,7 @@ class _Search:
         """Whether they leave the rows' heads open once column 0 is full."""
         self.open_rows: tuple[int, ...] = ()
         """The column-0 slots of the rows whose head is not chosen yet, in slot order."""
-        self._row_starts = engine.rules.layout.row_start_slots
+        self._row_starts = engine.run_shape.row_starts
         self.positions = 0
         self.started = time.monotonic()
         self.complete = _Restarts()
@@ -487,7 +488,7 @@ class _Search:
     def charge(self, key: bytes, kept: int = 0) -> None:
         """Count ``key``'s bytes, and ``kept`` more for the best-first search's node, as memory."""
         self.table_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + kept
-        if self.table_bytes > self.budget.memory:
+        if self.table_bytes > self._memory:
             self._make_room()
 
     def _make_room(self) -> None:

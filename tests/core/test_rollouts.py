@@ -14,7 +14,6 @@ from gapgrid.core.dealnumber import DealNumber, parse_deal_number
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move
-from gapgrid.core.reductions import run_ends
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rollouts import (
     KEEP_GAPS_ALIVE,
@@ -183,7 +182,7 @@ def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
     for number in ("1", "2", "3"):
         engine = Engine.from_state(new_game(catalogue.rules(variant), parse_deal_number(number)))
         rollouts = NestedRollouts(engine, evaluation_for(engine.rules)[0])
-        ends = run_ends(engine.rules.layout, engine.cells)
+        ends = engine.run_shape.run_ends(engine.cells)
         for _ in range(300):
             pairs = [] if engine.won else engine.legal_pairs()
             if not pairs:
@@ -191,7 +190,7 @@ def test_the_run_ends_a_playout_steers_by_follow_the_board(catalogue: Catalogue,
             source, target = chooser.choice(pairs)
             engine.play(source, target)
             rollouts._update_ends(ends, source, target)
-            assert ends == run_ends(engine.rules.layout, engine.cells)
+            assert ends == engine.run_shape.run_ends(engine.cells)
 
 
 @pytest.mark.parametrize(("variant", "next_card_only"), [
@@ -212,7 +211,7 @@ def test_where_only_the_next_card_fits_every_move_after_a_run_lengthens_it(
             pairs = [] if engine.won else engine.legal_pairs()
             if not pairs:
                 break
-            ends = run_ends(engine.rules.layout, engine.cells)
+            ends = engine.run_shape.run_ends(engine.cells)
             after_runs = [pair for pair in pairs if pair[1] == ends[rollouts._rows[pair[1]]]]
             blocking += sum(not rollouts._lengthens(pair) for pair in after_runs)
             engine.play(*chooser.choice(pairs))
