@@ -123,10 +123,10 @@ def _jumping_evaluation(rules: Rules) -> Evaluation:
     layout = rules.layout
     fill = rules.fill
     full = len(layout.sequence_ranks)
-    starts = tuple(layout.row_starts())
     shape = RunShape(layout)  # the run tables read once, not at every evaluation
+    starts = shape.row_starts
     following = sequence_followers(layout)
-    next_slots, rows_of, left_slots = layout.next_slots, layout.slot_rows, layout.left_slots
+    next_slots, rows_of, left_slots = shape.next_slots, shape.slot_rows, shape.left_slots
     pair_slots = tuple((slot, right) for slot, right in enumerate(next_slots)
                        if right >= 0 and rows_of[right] == rows_of[slot])
     # Which cards leave a gap on their right unfillable: no follower under the fill rule.

@@ -97,7 +97,7 @@ class Reductions:
         interchangeable and no redeal is to come (one would tell them apart), else the
         whole board's (kept in order)."""
         if self.rows_interchangeable and no_redeal_to_come(engine):
-            return engine.rules.layout.rstep
+            return engine.run_shape.rstep
         return len(engine.codes)
 
 

@@ -131,16 +131,15 @@ class NestedRollouts:
         self.evaluate = evaluate
         self.random = random.Random(seed)
         layout = engine.rules.layout
-        self._rows = layout.slot_rows
-        self._shape = engine.run_shape
-        self._row_starts = layout.row_start_slots
+        shape = self._shape = engine.run_shape
+        self._rows, self._row_starts = shape.slot_rows, shape.row_starts
         self.max_steps = max_steps or PLAYOUT_STEPS_PER_SLOT * len(engine.cells)
         """The most actions of a playout; a level-1 search tries no action past this many of
         its own line (its last stride may take the line a few actions further)."""
         self.stride = line_stride(layout)
         """Actions of the best game a level-1 search plays between two rounds of trials."""
         self._following = sequence_followers(layout)
-        self._left_slots, self._next_slots = layout.left_slots, layout.next_slots
+        self._left_slots, self._next_slots = shape.left_slots, shape.next_slots
         self._gaps_matter = decides_by_left_card(engine.rules)
         """Whether a gap right of the last rank or of a gap is dead (:data:`KEEP_GAPS_ALIVE`)."""
         self._pairs_matter = lets_in_unpaired_cards(engine.rules)

@@ -60,6 +60,8 @@ class RunShape:
         """:attr:`Layout.sequence_ranks`."""
         self.head_rank: int = sequence[0]
         """The rank that heads a run (RBASE)."""
+        self.rstep: int = layout.rstep
+        """:attr:`Layout.rstep`: the slots of a row."""
         self.row_starts: tuple[int, ...] = layout.row_start_slots
         """:attr:`Layout.row_start_slots`: each row's column-0 slot."""
         self.run_end_slots: tuple[int, ...] = layout.run_end_slots
