@@ -49,6 +49,8 @@ from gapgrid.api.cli_support import (
     FiniteFloatRange,
     SetupError,
     WholeNumberRange,
+    echo_json,
+    json_flag,
     load_catalogue,
     option_flag,
     parse_option_pairs,
@@ -436,11 +438,12 @@ def _progress_bar(total: int, initial: int) -> Any:
               type=click.Path(path_type=Path, dir_okay=False),
               help="Leave out the deals another study file (of any solver or budget, e.g. "
                    "the studies merged) has decided (repeatable).")
+@json_flag
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
           memory_mib: int, dask_address: str | None, out: Path | None, resume: bool,
-          retry_unknown: bool, decided_in: Sequence[Path]) -> None:
+          retry_unknown: bool, decided_in: Sequence[Path], as_json: bool) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
     game can be won.
 
@@ -454,6 +457,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
 
     --retry-unknown escalates a finished study: the deals it left unknown are
     solved again at the larger budget given, and their rows record it.
+
+    --json prints the summary as one JSON document instead (the messages and
+    the progress bar go to standard error either way).
     """
     catalogue = load_catalogue(ctx)
     option_values = parse_option_pairs(options)
@@ -509,7 +515,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
         else:
             chosen = None
         _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
-                     memory_mib << 20 if memory_given else None, decided,
+                     memory_mib << 20 if memory_given else None, decided, as_json,
                      runner_for=lambda stack, count: _runner(
                          dask_address, min(workers, count), stack))
         return
@@ -524,6 +530,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     total = len(slugs) * deals - len(skipped)
     if total == 0:
         click.echo(f"{left_out}: nothing was left to solve", err=True)
+        if as_json:  # a script still gets its document: no study, every deal left out
+            echo_json({"file": str(path), "studies": [], "left_out": len(skipped)})
         return
     workers = min(workers, total)  # a worker for each deal at most: no idle processes
     if memory_given and dask_address is None:
@@ -561,9 +569,10 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             _sort_held(path, stop)  # while the file is still held
-        _finish(ctx, path, stop, " with --resume")
+        _finish(ctx, path, stop, " with --resume", as_json, len(skipped))
         if left_out:  # the summary is of the deals left, not of the game
-            click.echo(f"{left_out}; the summary above is of the "
+            above = "" if as_json else " above"  # the JSON document is on standard output
+            click.echo(f"{left_out}; the summary{above} is of the "
                        f"{plural(total, 'other deal')} only: "
                        f"merge the files (python -m gapgrid.api.study_merge) for the "
                        f"game's figures", err=True)
@@ -627,12 +636,18 @@ def _sort_held(path: Path, stop: Stop) -> None:
         tell(f"gapgrid: {message}")
 
 
-def _finish(ctx: click.Context, path: Path, stop: Stop, again: str) -> None:
-    """Print the summary of the study in ``path`` (each deal's latest row), and exit with
-    128 plus the signal's number when a signal stopped it."""
+def _finish(ctx: click.Context, path: Path, stop: Stop, again: str, as_json: bool,
+            left_out: int = 0) -> None:
+    """Print the summary of the study in ``path`` (each deal's latest row), in words or as
+    JSON (with how many deals were ``left_out`` as decided elsewhere), and exit with 128
+    plus the signal's number when a signal stopped it."""
     summaries = list(summarise(iter_latest_rows(path)))
-    for summary in summaries:
-        click.echo("\n".join(summary.lines()))
+    if as_json:
+        echo_json({"file": str(path), "studies": [summary.as_json() for summary in summaries],
+                   "left_out": left_out})
+    else:
+        for summary in summaries:
+            click.echo("\n".join(summary.lines()))
     if stop.signal is not None:
         so_far = (f"the rows so far are in {path}" if summaries
                   else "no deal was finished yet, so there is nothing to sum up")
@@ -672,7 +687,7 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
                  option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],
-                 runner_for: Callable[[ExitStack, int], Runner]) -> None:
+                 as_json: bool, runner_for: Callable[[ExitStack, int], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
     only, when given) and that are not in ``decided`` (deals other studies decided, with
@@ -725,7 +740,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                 already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
                            f"filled their tables: give a --memory{larger} to retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
-            _finish(ctx, path, stop, "")
+            _finish(ctx, path, stop, "", as_json, len(skipped))
             return
         if found.before_memory:
             handle = _upgrade_held(handle, path, settings, slugs, retry=True)
@@ -742,4 +757,4 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
             runner = runner_for(stack, len(retry))  # a worker for each deal at most
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
             _sort_held(path, stop)  # while the file is still held
-        _finish(ctx, path, stop, "")
+        _finish(ctx, path, stop, "", as_json, len(skipped))

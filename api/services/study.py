@@ -24,7 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
 import attrs
 
@@ -717,6 +717,25 @@ class Summary:
     def label(self) -> str:
         """The variant with its options, as tables and plots name the study."""
         return f"{self.variant} ({self.options})" if self.options else self.variant
+
+    def as_json(self) -> dict[str, Any]:
+        """The summary as ``gapgrid study --json`` prints it: the counts, the three shares
+        with their 95 % intervals (None where no deal counts), the budget, the deals."""
+        def interval(value: Interval | None) -> dict[str, float] | None:
+            return None if value is None else attrs.asdict(value)
+
+        return {
+            "variant": self.variant, "options": self.options,
+            "first_deal": self.first_deal, "last_deal": self.last_deal,
+            "deals": self.deals, "won": self.won, "lost": self.lost, "unknown": self.unknown,
+            "median_seconds": self.median_seconds, "solver_version": self.solver_version,
+            "budget": self.budget_text(), "budget_seconds": self.budget_seconds,
+            "budget_positions": self.budget_positions,
+            "retries": [{"budget": budget, "deals": deals} for budget, deals in self.retries],
+            "winnable": interval(self.winnable),
+            "unknown_as_lost": interval(self.unknown_as_lost),
+            "unknown_as_won": interval(self.unknown_as_won),
+        }
 
     def lines(self) -> list[str]:
         """The summary in words, as the command prints it at the end."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import json
 import math
 import os
 import shlex
@@ -150,6 +151,41 @@ def test_the_summary_gives_the_counts_and_the_wilson_intervals(tmp_path: Path) -
     assert "every unknown counted as won:  83.3% (95 % Wilson interval 43.6% to 97.0%)" \
         in result.stdout
     assert "lies between 30.0% and 97.0%" in result.stdout
+
+
+def test_json_gives_the_summary_as_one_document_on_standard_output(tmp_path: Path) -> None:
+    """--json: standard output is one JSON document with the figures the words give (the
+    counts, the median, each share with its interval, the budget), nothing else on it."""
+    out = six_deals(tmp_path / "s.csv")
+    result = run("study", *STUDY, "--out", out, "--resume", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["file"] == str(out) and document["left_out"] == 0
+    [summary] = document["studies"]
+    assert {key: summary[key] for key in ("variant", "options", "first_deal", "last_deal",
+                                          "deals", "won", "lost", "unknown")} == {
+        "variant": "line-up", "options": "", "first_deal": 1, "last_deal": 6, "deals": 6,
+        "won": 4, "lost": 1, "unknown": 1}
+    assert summary["median_seconds"] == 2.0
+    assert (summary["budget"], summary["budget_seconds"], summary["budget_positions"]) == (
+        "60 s or 5,000 positions", 60.0, 5000)
+    assert summary["solver_version"] == SOLVER_VERSION and summary["retries"] == []
+    for name, (won, deals) in {"winnable": (4, 5), "unknown_as_lost": (4, 6),
+                               "unknown_as_won": (5, 6)}.items():
+        assert summary[name] == attrs.asdict(wilson_interval(won, deals))
+    assert "won 4" not in result.stdout + result.stderr  # no words beside the document
+
+
+def test_json_of_a_study_left_with_nothing_to_solve_is_still_a_document(
+        tmp_path: Path) -> None:
+    """A study whose every deal another file decided prints, with --json, a document with
+    no study and the deals left out, so a script reading it need not tell the cases apart."""
+    reference = six_deals(tmp_path / "six.csv")
+    result = run("study", "line-up", "--first-deal", "3", "--deals", "2", "--skip-decided-in",
+                 reference, "--out", tmp_path / "none.csv", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"file": str(tmp_path / "none.csv"), "studies": [],
+                                         "left_out": 2}
 
 
 def test_wilson_interval_matches_a_hand_computed_value() -> None:
