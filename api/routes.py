@@ -96,7 +96,7 @@ def json_body(schema: str) -> dict[str, Any]:
     try:
         # UTF-8 only (RFC 8259): json.loads would also guess UTF-16 and UTF-32 from bytes
         body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
-                          object_pairs_hook=_object_without_repeats)
+                          parse_int=_integer, object_pairs_hook=_object_without_repeats)
     except UnicodeDecodeError as error:
         raise malformed(f"the body is not UTF-8: {error}") from None
     except ValueError as error:
@@ -105,6 +105,16 @@ def json_body(schema: str) -> dict[str, Any]:
         raise malformed("the body nests too deeply to be a request") from None
     state().validator.check(schema, body)
     return body  # type: ignore[no-any-return]
+
+
+def _integer(digits: str) -> int | float:
+    """A JSON integer. One of more digits than Python reads as an ``int`` (4,300) is still
+    JSON: it is read as the float it overflows to, an infinity, as ``1e400`` is, so that
+    the schema refuses it where it stands (a 422 naming the field), not the body (a 400)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
 
 
 def _refuse_constant(name: str) -> None:

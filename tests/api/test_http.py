@@ -144,6 +144,25 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
     assert "nests too deeply" in body["detail"]
 
 
+def test_an_integer_longer_than_python_reads_is_refused_where_it_stands(
+        client: FlaskClient) -> None:
+    """JSON sets no limit on an integer's digits, Python's int() does (4,300): an integer of
+    5,000 digits is valid JSON, so it gets the 422 of the field it is in, as 1e400 does,
+    not a 400 saying the body is not JSON."""
+    huge = "9" * 5000
+    for field, value, detail in [("elapsed", huge, "greater than the maximum"),
+                                 ("elapsed", "1e400", "greater than the maximum"),
+                                 ("deal", huge, "must be of type string"),
+                                 ("deal", "-" + huge, "must be of type string")]:
+        fields = {"variant": '"montana"', "deal": '"1"', "moves": "[]", field: value}
+        data = "{" + ", ".join(f'"{name}": {text}' for name, text in fields.items()) + "}"
+        body = problem(client.post("/v1/verify", data=data, content_type="application/json"),
+                       422)
+        [error] = body["errors"]
+        assert error["pointer"] == f"#/{field}" and detail in error["detail"]
+        assert len(body["detail"]) < 300  # the number is not echoed whole
+
+
 def test_a_body_not_in_utf8_is_refused(client: FlaskClient) -> None:
     """JSON travels in UTF-8 (RFC 8259): UTF-16, or a byte-order mark, is a 400, not a guess."""
     text = '{"variant": "montana", "deal": "1", "moves": []}'
