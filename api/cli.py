@@ -367,6 +367,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     from gapgrid.api.app import create_app
     from gapgrid.api.config import ConfigError, Settings
     from gapgrid.api.db.engine import describe
+    from gapgrid.api.routes import EXTENSION
     from gapgrid.api.server import ACCESS_LOG, ServeError, build_server, listening_on
     from gapgrid.api.store import StoreError
 
@@ -381,12 +382,18 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
         settings = Settings.from_environment(create_secret=True)
         app = create_app(settings)
         server = build_server(app, settings, host=host, port=port, threads=threads)
+        unmade = len(app.extensions[EXTENSION].puzzles.unmade_today())
     except (ConfigError, StoreError, ServeError) as error:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
     for address in listening_on(server):
-        click.echo(f"gapgrid API on {address}/v1/ (database {describe(settings.database)}); "
-                   f"Ctrl-C stops it.", err=True)
+        click.echo(f"gapgrid API on {address}/v1/ and the player's page on {address}/ "
+                   f"(database {describe(settings.database)}); Ctrl-C stops it.", err=True)
+    if unmade:  # else the first page of the day waits for them, unsaid
+        verb = "is" if unmade == 1 else "are"
+        click.echo(f"gapgrid: {unmade} of today's puzzles {verb} not made yet: the first "
+                   f"requests make them, up to {settings.certify_seconds:g} s of search "
+                   f"each; gapgrid puzzles prepare makes them ahead", err=True)
     server.run()
 
 

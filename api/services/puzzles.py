@@ -340,6 +340,19 @@ class PuzzleService:
         body, certificate = self._certified(date, games.find_entry(self.catalogue, variant))
         return Served(date, puzzle_document(body, certificate))
 
+    def unmade_today(self) -> list[str]:
+        """The variants and presets whose puzzle of today is not stored with its certificate
+        yet: the first request for each will search for it (``gapgrid serve`` says so at
+        start). None when requests make puzzles without a search, or today has none."""
+        if self.request_budget() is None:
+            return []
+        try:
+            today = self.served(self.today())
+        except ServiceError:  # before GAPGRID_FIRST_DAY: no puzzle to make
+            return []
+        return [slug for slug in self.catalogue.slugs()
+                if self.store.puzzle_and_certificate(puzzle_id(today, slug))[1] is None]
+
     def request_budget(self) -> certify.CertifyBudget | None:
         """What a request may spend making a puzzle: ``GAPGRID_CERTIFY_SECONDS`` of search
         (None when that is 0: puzzles are then made without a search)."""
