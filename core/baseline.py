@@ -36,7 +36,8 @@ class AllRowsFinished:
 def won_leaves_no_move(fill: FillRule, won: WonRule, layout: Layout) -> bool:
     """Tell whether no card move is ever legal in a won position under these rules.
 
-    True for gapgrid's own fills with :class:`AllRowsFinished`. In a won
+    True for gapgrid's own fills with :class:`AllRowsFinished` on a layout whose rows
+    are one slot longer than the sequence, as every built-in one's are. In a won
     position every row holds its full run from column 0, so column 0 has no
     gap and every gap lies in the last column, right of the sequence's last
     rank. Montana's and Jungle's fills let nothing follow that rank; Galary's
@@ -44,8 +45,10 @@ def won_leaves_no_move(fill: FillRule, won: WonRule, layout: Layout) -> bool:
     comes; Spaces and Aces' takes a higher card of the suit, and there is
     none when the sequence ends with the highest rank in play. The engine
     then need not ask whether the game is won before a move it finds legal.
+    With longer rows (a third party's layout) a won position has gaps after
+    other cards too, which may take a card: the engine must ask.
     """
-    if type(won) is not AllRowsFinished:
+    if type(won) is not AllRowsFinished or layout.rstep != len(layout.sequence_ranks) + 1:
         return False
     if type(fill) in (fills.MontanaFill, fills.GalaryFill, fills.JungleFill):
         return True
