@@ -38,7 +38,7 @@ from gapgrid.core.board import Board, BoardError
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
-from gapgrid.core.notation import Action
+from gapgrid.core.notation import Action, Redeal
 from gapgrid.core.replay import ReplayResult, replay, replay_from
 from gapgrid.core.rules import Rules
 from gapgrid.core.search import SOLVER_VERSION, Budget, Progress, SearchResult, solve
@@ -86,10 +86,31 @@ class Replayed:
 
     result: ReplayResult
 
+    redeals_asked: int = 0
+    """The redeals among the actions that led here, undone ones included: a game may ask
+    for :data:`games.MAX_REDEALS` at most."""
+
     @property
     def state(self) -> GameState:
         """The position reached (before the refused move, if one was refused)."""
         return self.result.state
+
+    @property
+    def redeals_allowed(self) -> int:
+        """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`."""
+        return games.MAX_REDEALS - self.redeals_asked
+
+    @property
+    def search_state(self) -> GameState:
+        """The position as a search sets out from it: where :data:`games.MAX_REDEALS` allows
+        fewer redeals than the rules have left (unlimited ones, say), rules that have just
+        those left, so that no line found asks for a redeal the game would then refuse."""
+        state = self.state
+        left = state.rules.redeals_left(state.redeals_used)
+        if left is not None and left <= self.redeals_allowed:
+            return state
+        capped = attrs.evolve(state.rules, redeals=state.redeals_used + self.redeals_allowed)
+        return attrs.evolve(state, rules=capped)
 
     def document(self) -> dict[str, Any]:
         """The replay's fields, as ``gapgrid verify --json`` has them (``deal`` null for a
@@ -106,7 +127,14 @@ def replayed(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[s
     """The position ``moves`` lead to in game ``deal`` of ``variant``."""
     rules = games.game_rules(catalogue, variant, options)
     game = games.game_number(deal)
-    return Replayed(rules, game, replay(rules, game, games.actions_of(moves)))
+    actions = games.actions_of(moves)
+    return Replayed(rules, game, replay(rules, game, actions),
+                    redeals_asked=redeals_in(actions))
+
+
+def redeals_in(actions: Sequence[Action]) -> int:
+    """How many of ``actions`` are redeals."""
+    return sum(1 for action in actions if isinstance(action, Redeal))
 
 
 def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: Sequence[str] = (),
@@ -197,7 +225,8 @@ def solve_position(position: Replayed, *, seconds: float, memory: int = 1 << 30,
     """
     result = None
     if position.result.ok:
-        result = solve(position.state, Budget(seconds=seconds, memory=memory), progress=progress)
+        result = solve(position.search_state, Budget(seconds=seconds, memory=memory),
+                       progress=progress)
     document = position.document()
     document.update(search_fields(result))
     document["line"] = [] if result is None else [str(action) for action in result.line]
@@ -310,7 +339,8 @@ def hint(position: Replayed, *, seconds: float, memory: int = HINT_MEMORY,
     document = position.document()
     state = position.state
     game = game_key(position.rules, position.deal)
-    result = solve(state, Budget(seconds=seconds, memory=memory), progress=progress)
+    result = solve(position.search_state, Budget(seconds=seconds, memory=memory),
+                   progress=progress)
     document.update(search_fields(result))
     if result.verdict == "won":
         if memo is not None:
@@ -337,15 +367,16 @@ def hint_without_search(position: Replayed, *, known: Sequence[KnownLine] = (),
         document.update({"verdict": "won", "next": None, "remaining": 0, "source": None})
         return Hinted(position, None, document)
     game = game_key(position.rules, position.deal)
+    allowed = position.redeals_allowed  # a known line may ask for more after many undone
     for line in known:
         step = step_on_line(line, state)
-        if step is not None:
+        if step is not None and redeals_in(line.line[step:]) <= allowed:
             rest = line.line[step:]
             if memo is not None:
                 memo.remember(game, state, rest)
             return Hinted(position, None, _from_line(document, rest, 0))
     found = memo.find(game, state) if memo is not None else None
-    if found is not None:
+    if found is not None and redeals_in(found[0][found[1]:]) <= allowed:
         return Hinted(position, None, _from_line(document, *found))
     return None
 

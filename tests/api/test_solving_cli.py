@@ -416,3 +416,41 @@ def _cpu_seconds(pid: int) -> float:
     whatever the machine's load."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # user + system
+
+
+def test_no_line_asks_for_a_redeal_past_the_cap_of_a_game(catalogue: Any) -> None:
+    """A game may ask for 500 redeals, undone ones included: after 500 redeals undone, solve
+    and hint find lines without a redeal, and after 499 with one at most, so that the game
+    accepts the moves and the line together; a line already known that needs a redeal is
+    not handed out there (an outside tester found the hint a redeal the game refused)."""
+    variant, number, _ = WON_QUICKLY
+    options = {"redeals": "unlimited"}
+    first = solving.replayed(catalogue, variant=variant, deal=number, moves=["redeal"],
+                             options=options)
+    after_redeal = solving.solve_position(first, seconds=30.0).document
+    assert after_redeal["verdict"] == "won"
+    with_redeal = ["redeal", *after_redeal["line"]]  # a win from the deal that redeals once
+    start = solving.replayed(catalogue, variant=variant, deal=number, moves=[],
+                             options=options)
+    for pairs, redeals_allowed in ((500, 0), (499, 1)):
+        undone = ["redeal", "undo"] * pairs
+        position = solving.replayed(catalogue, variant=variant, deal=number, moves=undone,
+                                    options=options)
+        assert position.state.board == start.state.board
+        for document in (solving.solve_position(position, seconds=30.0).document,
+                         solving.hint(position, seconds=30.0).document):
+            assert document["verdict"] == "won"
+        line = solving.solve_position(position, seconds=30.0).document["line"]
+        assert line.count("redeal") <= redeals_allowed
+        played = solving.replayed(catalogue, variant=variant, deal=number,
+                                  moves=undone + line, options=options)
+        assert played.result.ok and played.state.is_won
+        memo = solving.LineMemo()
+        memo.remember(solving.game_key(start.rules, start.deal), start.state,
+                      parse_actions(with_redeal))
+        known = [solving.KnownLine(start.state, tuple(parse_actions(with_redeal)))]
+        for source in ({"memo": memo}, {"known": known}):
+            found = solving.hint_without_search(start, **source)
+            assert found is not None and found.document["next"] == "redeal"
+            if redeals_allowed == 0:
+                assert solving.hint_without_search(position, **source) is None
