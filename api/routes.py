@@ -108,9 +108,10 @@ def json_body(schema: str) -> dict[str, Any]:
 
 
 def _integer(digits: str) -> int | float:
-    """A JSON integer. One of more digits than Python reads as an ``int`` (4,300) is still
-    JSON: it is read as the float it overflows to, an infinity, as ``1e400`` is, so that
-    the schema refuses it where it stands (a 422 naming the field), not the body (a 400)."""
+    """A JSON integer. One with more digits than Python reads as an ``int`` (4,300 unless
+    ``PYTHONINTMAXSTR`` says otherwise) is still JSON: it is read as the float it
+    overflows to, an infinity, as ``1e400`` is, so that the schema refuses it where it
+    stands (a 422 naming the field), not the body (a 400)."""
     try:
         return int(digits)
     except ValueError:

@@ -531,7 +531,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if total == 0:
         click.echo(f"{left_out}: nothing was left to solve", err=True)
         if as_json:  # a script still gets its document: no study, every deal left out
-            echo_json({"file": str(path), "studies": [], "left_out": len(skipped)})
+            echo_json({"file": str(path), "studies": [], "left_out": len(skipped),
+                       "stopped_by_signal": None})
         return
     workers = min(workers, total)  # a worker for each deal at most: no idle processes
     if memory_given and dask_address is None:
@@ -569,7 +570,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                      if (slug, settings.options, number) not in done)
             _write_rows(stack, handle, runner, tasks, total, already, stop)
             _sort_held(path, stop)  # while the file is still held
-        _finish(ctx, path, stop, " with --resume", as_json, len(skipped))
+        _finish(ctx, path, stop, " with --resume", as_json=as_json, left_out=len(skipped))
         if left_out:  # the summary is of the deals left, not of the game
             above = "" if as_json else " above"  # the JSON document is on standard output
             click.echo(f"{left_out}; the summary{above} is of the "
@@ -636,15 +637,17 @@ def _sort_held(path: Path, stop: Stop) -> None:
         tell(f"gapgrid: {message}")
 
 
-def _finish(ctx: click.Context, path: Path, stop: Stop, again: str, as_json: bool,
-            left_out: int = 0) -> None:
+def _finish(ctx: click.Context, path: Path, stop: Stop, again: str, *, as_json: bool,
+            left_out: int) -> None:
     """Print the summary of the study in ``path`` (each deal's latest row), in words or as
-    JSON (with how many deals were ``left_out`` as decided elsewhere), and exit with 128
-    plus the signal's number when a signal stopped it."""
+    JSON (with how many deals this command ``left_out`` as decided in another file, and
+    the signal that stopped it, if one did), and exit with 128 plus the signal's number
+    when a signal stopped it."""
     summaries = list(summarise(iter_latest_rows(path)))
     if as_json:
+        stopped = None if stop.signal is None else signal.Signals(stop.signal).name
         echo_json({"file": str(path), "studies": [summary.as_json() for summary in summaries],
-                   "left_out": left_out})
+                   "left_out": left_out, "stopped_by_signal": stopped})
     else:
         for summary in summaries:
             click.echo("\n".join(summary.lines()))
@@ -740,7 +743,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
                 already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
                            f"filled their tables: give a --memory{larger} to retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
-            _finish(ctx, path, stop, "", as_json, len(skipped))
+            _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))
             return
         if found.before_memory:
             handle = _upgrade_held(handle, path, settings, slugs, retry=True)
@@ -757,4 +760,4 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
             runner = runner_for(stack, len(retry))  # a worker for each deal at most
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
             _sort_held(path, stop)  # while the file is still held
-        _finish(ctx, path, stop, "", as_json, len(skipped))
+        _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))

@@ -343,7 +343,8 @@ class PuzzleService:
     def unmade_today(self) -> list[str]:
         """The variants and presets whose puzzle of today is not stored with its certificate
         yet: the first request for each will search for it (``gapgrid serve`` says so at
-        start). None when requests make puzzles without a search, or today has none."""
+        start); an empty list when requests make puzzles without a search, or today has
+        none."""
         if self.request_budget() is None:
             return []
         try:

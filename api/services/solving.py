@@ -98,7 +98,7 @@ class Replayed:
     @property
     def redeals_allowed(self) -> int:
         """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`."""
-        return games.MAX_REDEALS - self.redeals_asked
+        return max(games.MAX_REDEALS - self.redeals_asked, 0)
 
     @property
     def search_state(self) -> GameState:
@@ -329,9 +329,11 @@ def hint(position: Replayed, *, seconds: float, memory: int = HINT_MEMORY,
     ``{..., "verdict": "won"|"lost"|"unknown", "next": "12-25"|"redeal"|null,
     "remaining": N|null, "source": "line"|"search"|null, ...}``: ``won`` with
     the next action and the actions left including it (0 and no next action
-    when the position is won already); ``lost`` when no line wins from here;
-    ``unknown`` when the search found neither within ``seconds``. ``source``
-    says whether the line was known (``known``, ``memo``) or searched for.
+    when the position is won already); ``lost`` when no line wins from here
+    (with no more redeals than the game's cap still allows:
+    :attr:`Replayed.search_state`); ``unknown`` when the search found neither
+    within ``seconds``. ``source`` says whether the line was known (``known``,
+    ``memo``) or searched for.
     """
     answered = hint_without_search(position, known=known, memo=memo)
     if answered is not None:
@@ -355,7 +357,8 @@ def hint(position: Replayed, *, seconds: float, memory: int = HINT_MEMORY,
 def hint_without_search(position: Replayed, *, known: Sequence[KnownLine] = (),
                         memo: LineMemo | None = None) -> Hinted | None:
     """The hint :func:`hint` gives when it needs no search (a refused move, a won position,
-    a position on a known line), or None when only a search can tell."""
+    a position on a known line that asks for no more redeals than the game's cap still
+    allows), or None when only a search can tell."""
     document = position.document()
     state = position.state
     if not position.result.ok:
@@ -370,14 +373,18 @@ def hint_without_search(position: Replayed, *, known: Sequence[KnownLine] = (),
     allowed = position.redeals_allowed  # a known line may ask for more after many undone
     for line in known:
         step = step_on_line(line, state)
-        if step is not None and redeals_in(line.line[step:]) <= allowed:
-            rest = line.line[step:]
+        if step is None:
+            continue
+        rest = line.line[step:]
+        if redeals_in(rest) <= allowed:
             if memo is not None:
                 memo.remember(game, state, rest)
             return Hinted(position, None, _from_line(document, rest, 0))
     found = memo.find(game, state) if memo is not None else None
-    if found is not None and redeals_in(found[0][found[1]:]) <= allowed:
-        return Hinted(position, None, _from_line(document, *found))
+    if found is not None:
+        remembered, index = found
+        if redeals_in(remembered[index:]) <= allowed:
+            return Hinted(position, None, _from_line(document, remembered, index))
     return None
 
 

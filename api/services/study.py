@@ -703,10 +703,14 @@ class Summary:
         """The share if every unknown deal were won: (won + unknown) / deals (the high bound)."""
         return wilson_interval(self.won + self.unknown, self.deals)
 
+    def first_budget_text(self) -> str:
+        """The study's budget in words, without the larger ones: ``10 s``."""
+        return StudySettings(self.options, self.solver_version, self.budget_seconds,
+                             self.budget_positions).budget_text()
+
     def budget_text(self) -> str:
         """The budget in words, with the larger ones: ``10 s (60 s for 8 deals)``."""
-        first = StudySettings(self.options, self.solver_version, self.budget_seconds,
-                              self.budget_positions).budget_text()
+        first = self.first_budget_text()
         if not self.retries:
             return first
         retried = "; ".join(f"{budget} for {deals} {'deal' if deals == 1 else 'deals'}"
@@ -720,7 +724,8 @@ class Summary:
 
     def as_json(self) -> dict[str, Any]:
         """The summary as ``gapgrid study --json`` prints it: the counts, the three shares
-        with their 95 % intervals (None where no deal counts), the budget, the deals."""
+        with their 95 % intervals (None where no deal counts), the study's budget (the
+        smallest, in words and figures) and the larger ones deals were retried under."""
         def interval(value: Interval | None) -> dict[str, float] | None:
             return None if value is None else attrs.asdict(value)
 
@@ -729,7 +734,8 @@ class Summary:
             "first_deal": self.first_deal, "last_deal": self.last_deal,
             "deals": self.deals, "won": self.won, "lost": self.lost, "unknown": self.unknown,
             "median_seconds": self.median_seconds, "solver_version": self.solver_version,
-            "budget": self.budget_text(), "budget_seconds": self.budget_seconds,
+            "budget": self.first_budget_text(),
+            "budget_seconds": self.budget_seconds,
             "budget_positions": self.budget_positions,
             "retries": [{"budget": budget, "deals": deals} for budget, deals in self.retries],
             "winnable": interval(self.winnable),

@@ -421,15 +421,17 @@ def _cpu_seconds(pid: int) -> float:
 def test_no_line_asks_for_a_redeal_past_the_cap_of_a_game(catalogue: Any) -> None:
     """A game may ask for 500 redeals, undone ones included: after 500 redeals undone, solve
     and hint find lines without a redeal, and after 499 with one at most, so that the game
-    accepts the moves and the line together; a line already known that needs a redeal is
-    not handed out there (an outside tester found the hint a redeal the game refused)."""
+    accepts the moves and the line together; a line already known that needs one redeal is
+    handed out after 499, not after 500 (an outside tester found the hint a redeal the game
+    refused)."""
     variant, number, _ = WON_QUICKLY
     options = {"redeals": "unlimited"}
-    first = solving.replayed(catalogue, variant=variant, deal=number, moves=["redeal"],
-                             options=options)
+    # a win from the deal that redeals once, found where the cap allows no second redeal
+    first = solving.replayed(catalogue, variant=variant, deal=number,
+                             moves=["redeal", "undo"] * 499 + ["redeal"], options=options)
     after_redeal = solving.solve_position(first, seconds=30.0).document
-    assert after_redeal["verdict"] == "won"
-    with_redeal = ["redeal", *after_redeal["line"]]  # a win from the deal that redeals once
+    assert after_redeal["verdict"] == "won" and "redeal" not in after_redeal["line"]
+    with_redeal = ["redeal", *after_redeal["line"]]
     start = solving.replayed(catalogue, variant=variant, deal=number, moves=[],
                              options=options)
     for pairs, redeals_allowed in ((500, 0), (499, 1)):
@@ -437,11 +439,12 @@ def test_no_line_asks_for_a_redeal_past_the_cap_of_a_game(catalogue: Any) -> Non
         position = solving.replayed(catalogue, variant=variant, deal=number, moves=undone,
                                     options=options)
         assert position.state.board == start.state.board
-        for document in (solving.solve_position(position, seconds=30.0).document,
-                         solving.hint(position, seconds=30.0).document):
-            assert document["verdict"] == "won"
-        line = solving.solve_position(position, seconds=30.0).document["line"]
+        solved = solving.solve_position(position, seconds=30.0).document
+        hinted = solving.hint(position, seconds=30.0).document
+        assert solved["verdict"] == hinted["verdict"] == "won"
+        line = solved["line"]
         assert line.count("redeal") <= redeals_allowed
+        assert (hinted["next"], hinted["remaining"]) == (line[0], len(line))  # the same line
         played = solving.replayed(catalogue, variant=variant, deal=number,
                                   moves=undone + line, options=options)
         assert played.result.ok and played.state.is_won
@@ -452,5 +455,8 @@ def test_no_line_asks_for_a_redeal_past_the_cap_of_a_game(catalogue: Any) -> Non
         for source in ({"memo": memo}, {"known": known}):
             found = solving.hint_without_search(start, **source)
             assert found is not None and found.document["next"] == "redeal"
-            if redeals_allowed == 0:
-                assert solving.hint_without_search(position, **source) is None
+            after_undone = solving.hint_without_search(position, **source)
+            if redeals_allowed == 0:  # the known line's one redeal is one too many
+                assert after_undone is None
+            else:  # and one is allowed still
+                assert after_undone is not None and after_undone.document["next"] == "redeal"

@@ -161,6 +161,7 @@ def test_json_gives_the_summary_as_one_document_on_standard_output(tmp_path: Pat
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["file"] == str(out) and document["left_out"] == 0
+    assert document["stopped_by_signal"] is None
     [summary] = document["studies"]
     assert {key: summary[key] for key in ("variant", "options", "first_deal", "last_deal",
                                           "deals", "won", "lost", "unknown")} == {
@@ -185,7 +186,7 @@ def test_json_of_a_study_left_with_nothing_to_solve_is_still_a_document(
                  reference, "--out", tmp_path / "none.csv", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {"file": str(tmp_path / "none.csv"), "studies": [],
-                                         "left_out": 2}
+                                         "left_out": 2, "stopped_by_signal": None}
 
 
 def test_wilson_interval_matches_a_hand_computed_value() -> None:
@@ -1176,6 +1177,18 @@ def test_sigterm_stops_a_study_as_ctrl_c_does(tmp_path: Path, again_after: float
     happens, or while the command exits, changes nothing."""
     out = tmp_path / "t.csv"
     _check_stopped(out, *_study_then_signal(out, *LONG_STUDY, again_after=again_after))
+
+
+def test_a_study_stopped_with_json_says_so_in_its_document(tmp_path: Path) -> None:
+    """--json and SIGTERM: exit 143, and standard output is still one document, of the rows
+    so far, that says which signal stopped the study (a script sees it is not the end)."""
+    out = tmp_path / "j.csv"
+    code, stdout, stderr, _ = _study_then_signal(out, *LONG_STUDY, "--json")
+    assert code == 128 + signal.SIGTERM, stderr
+    document = json.loads(stdout)
+    assert document["stopped_by_signal"] == "SIGTERM"
+    [summary] = document["studies"]
+    assert summary["deals"] == len(rows_of(out)) and summary["first_deal"] == 5
 
 
 def test_a_study_stopped_before_its_first_row_says_so(tmp_path: Path) -> None:
