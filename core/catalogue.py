@@ -35,6 +35,7 @@ from gapgrid.core import hookspecs
 from gapgrid.core.baseline import BaselineRules
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
+from gapgrid.core.redeals import placement_misfit
 from gapgrid.core.registry import (
     OptionInfo,
     PresetInfo,
@@ -219,7 +220,7 @@ class Catalogue:
             raise RuleError(f"{entry.slug}: gapgrid_redeals gave {redeals!r}")
         if not isinstance(timing, RedealTiming):
             raise RuleError(f"{entry.slug}: gapgrid_redeal_timing gave {timing!r}")
-        return Rules(
+        rules = Rules(
             slug=entry.slug, name=entry.name, options=options, layout=layout,
             deal_style=hook.gapgrid_deal_style(layout=layout),
             fill=hook.gapgrid_fill_rule(layout=layout),
@@ -229,6 +230,30 @@ class Catalogue:
             timing=timing,
             won=hook.gapgrid_won_rule(layout=layout),
         )
+        _check_placement_fits(rules)
+        return rules
+
+
+def _check_placement_fits(rules: Rules) -> None:
+    """Refuse rules whose redeals could not deal the game's gaps back.
+
+    Raises :class:`OptionError` when the redeal options chose the misfit (the
+    user can choose otherwise), :class:`RuleError` when the variant did (its
+    plugin is then reported at load time). Game 1 is dealt to count the gaps,
+    since a plugin's deal style decides how many there are.
+    """
+    if rules.redeals == 0:
+        return
+    gaps = new_game(rules, DealNumber(1)).board.cells.count(None)
+    misfit = placement_misfit(rules.placement, rules.layout, gaps)
+    if misfit is None:
+        return
+    message = f"{rules.slug}: {misfit}, so it cannot redeal"
+    for key in ("redeal-placement", "redeals"):
+        if key in rules.options:
+            raise OptionError(key, f"option {key}: {message} (use redeal-placement=random "
+                                   f"or redeals=0)")
+    raise RuleError(message)
 
 
 def build_catalogue(plugins: Iterable[LoadedPlugin],

@@ -18,10 +18,13 @@ from gapgrid.core.catalogue import (
     build_catalogue,
     hooks_defined_twice,
 )
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.game import Engine
 from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import Layout
+from gapgrid.core.redeals import GapsAtRandom
 from gapgrid.core.registry import PresetInfo, Registry
-from gapgrid.core.rules import UNLIMITED, RedealTiming
+from gapgrid.core.rules import UNLIMITED, RedealPlacement, RedealTiming
 
 
 def _plugin(name: str, register: object) -> LoadedPlugin:
@@ -226,6 +229,48 @@ def test_a_third_party_variant_whose_rules_fail_is_reported_at_load() -> None:
     assert "broken: its rules do not work" in catalogue.problems[0].reason
     assert "broken" not in catalogue.variants
     assert all(catalogue.rules(slug) for slug in catalogue.slugs())
+
+
+class _EightGaps:
+    """A layout whose deal leaves 8 gaps in 4 rows: the Aces and Twos are set aside."""
+
+    @hookimpl
+    def gapgrid_layout(self) -> Layout:
+        return Layout(rows=4, rstep=13, rbase=2)
+
+
+class _EightGapsAtRandom(_EightGaps):
+    @hookimpl
+    def gapgrid_redeal_placement(self, layout: Layout) -> RedealPlacement:
+        return GapsAtRandom()
+
+
+def _eight_gaps(rules: object) -> Catalogue:
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="eight", name="Eight", rules=rules)
+    return _with(_plugin("eight", hookimpl(register)))
+
+
+def test_a_variant_whose_redeal_cannot_place_its_gaps_is_reported_at_load() -> None:
+    """Montana's placement leaves one gap per row: with 8 gaps in 4 rows the first redeal
+    could not be dealt, so the plugin is refused at load instead of failing in play."""
+    catalogue = _eight_gaps(_EightGaps())
+    assert "eight" not in catalogue.variants
+    assert ("the after-runs redeal leaves one gap in each row, and the game has 8 gaps "
+            "in 4 rows") in catalogue.problems[0].reason
+
+
+def test_a_redeal_option_that_cannot_place_the_gaps_is_refused_by_name() -> None:
+    """Random gaps fit any count; choosing a one-gap-per-row placement is the user's error."""
+    catalogue = _eight_gaps(_EightGapsAtRandom())
+    assert not catalogue.problems
+    engine = Engine.start(catalogue.rules("eight", {"redeals": "1"}), DealNumber(1))
+    assert engine.redeal() is None and len(engine.gaps) == 8
+    with pytest.raises(OptionError, match="last-column redeal leaves one gap in each row"
+                       ) as caught:
+        catalogue.rules("eight", {"redeal-placement": "last-column"})
+    assert caught.value.key == "redeal-placement"
+    assert catalogue.rules("eight", {"redeal-placement": "after-runs", "redeals": "0"})
 
 
 def test_the_rules_cache_is_bounded(catalogue: Catalogue) -> None:
