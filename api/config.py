@@ -11,10 +11,10 @@
 | ``GAPGRID_MAX_MOVES`` | ``5000`` | most moves in one request (and one command) |
 | ``GAPGRID_RANKING`` | ``par`` | the scoring scheme leaderboards rank by |
 | ``GAPGRID_CERTIFY_SECONDS`` | ``20`` | search one request may spend making a puzzle (0: none) |
-| ``GAPGRID_CORS_ORIGINS`` | none | origins allowed to start puzzles and submit |
+| ``GAPGRID_CORS_ORIGINS`` | none | origins allowed to start puzzles, submit and register players |
 | ``GAPGRID_LIMIT_READS`` | ``3000 per minute`` | GET requests per client |
 | ``GAPGRID_LIMIT_CHECKS`` | ``1200 per minute`` | verify, moves and hint requests per client |
-| ``GAPGRID_LIMIT_WRITES`` | ``120 per minute`` | starts and submissions per client |
+| ``GAPGRID_LIMIT_WRITES`` | ``120 per minute`` | starts, submissions, registrations per client |
 | ``GAPGRID_LIMIT_STORAGE`` | ``memory://`` | where the rate-limit counters live |
 | ``GAPGRID_CONNECTION_LIMIT`` | ``1000`` | open connections one server process accepts |
 | ``GAPGRID_REQUEST_TIMEOUT`` | ``10`` | seconds from a request's first byte to its last |

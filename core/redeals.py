@@ -230,4 +230,4 @@ PLACEMENTS: dict[str, RedealPlacement] = {
     placement.name: placement
     for placement in (GapsAfterRuns(), GapsAtRandom(), GapsInLastColumn(), NoShuffle())
 }
-"""The redeal placements by the names RULES.md and the options use."""
+"""The redeal placements by the names the ``redeal-placement`` option uses."""

@@ -12,7 +12,8 @@ waits for a search only once.
 The position is read off PySolFC's table: the slots, the redeals made (the
 talon's round) and the state of the very generator PySolFC will shuffle the
 next redeal with. So a hint holds also after a saved game is loaded, when
-PySolFC has re-seeded its generator (see ``PYSOLFC.md``).
+PySolFC has re-seeded its generator (that of a game numbered 32000 or above,
+from its number).
 
 When the solver finds no win within the budget (``unknown``), or knows that
 none exists from here (``lost``), the hint falls back to PySolFC's own

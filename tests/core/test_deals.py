@@ -30,7 +30,7 @@ def test_montana_1_is_freecell_1_without_its_aces(catalogue: Catalogue) -> None:
 
 @pytest.mark.parametrize("variant", ["spaces", "station", "free-parking", "gaps"])
 def test_montana_family_deals_identical_layouts(catalogue: Catalogue, variant: str) -> None:
-    """Montana, Spaces, Station and Free Parking #N have identical layouts (PYSOLFC.md)."""
+    """Montana, Spaces, Station and Free Parking #N have identical layouts, as in PySolFC."""
     for number in ("617", "40000", "ms6818606754"):
         deal = parse_deal_number(number)
         assert (new_game(catalogue.rules(variant), deal).board
