@@ -1,10 +1,12 @@
-"""The README's command lines and endpoint table say what the code does."""
+"""The command lines of the README and docs/plugins.md, and the README's endpoint table, say what
+the code does."""
 
 from __future__ import annotations
 
 import re
 import shlex
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -12,54 +14,78 @@ from flask.testing import FlaskClient
 
 from gapgrid.api.cli import main
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCUMENTS = ("README.md", "docs/plugins.md")
+"""The documents whose transcripts are run (docs/plugins.md's needs the example plugin,
+which the README's test command installs)."""
 
 
-def _examples() -> list[tuple[str, str | None, list[str]]]:
-    """Each ``$ gapgrid ...`` (or ``$ echo ... | gapgrid ...``) in a code block of the
-    README: the arguments, the standard input, and the lines it shows."""
+class Example(NamedTuple):
+    """One ``$ gapgrid ...`` line of a document's code block and the lines it shows."""
+
+    document: str
+    args: str
+    stdin: str | None
+    grep: str | None
+    """The word of a ``| grep WORD`` after the command: only lines holding it are shown."""
+    shown: list[str]
+
+
+def _examples(document: str) -> list[Example]:
+    """Each ``$ gapgrid ...`` (or ``$ echo ... | gapgrid ...``, or ``$ gapgrid ... | grep
+    WORD``) in a code block of ``document``."""
+    text = (ROOT / document).read_text(encoding="utf-8")
     found = []
-    for block in re.findall(r"```\n(.*?)```", README, re.DOTALL):
-        command: tuple[str, str | None] | None = None
+    # Every fenced block, in order (so that a closing fence never opens one); the plain
+    # ones hold transcripts, the others code.
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    for block in (body for language, body in blocks if not language):
+        command: tuple[str, str | None, str | None] | None = None
         shown: list[str] = []
         for line in [*block.splitlines(), "$ end"]:
             if line.startswith("$ "):
                 if command is not None:
-                    found.append((*command, shown))
+                    found.append(Example(document, *command, shown))
                 command, shown = None, []
                 piped = re.fullmatch(r'\$ echo "(.*)" \| gapgrid (.*)', line)
                 if piped:
-                    command = (piped.group(2), piped.group(1) + "\n")
+                    command = (piped.group(2), piped.group(1) + "\n", None)
                 elif line.startswith("$ gapgrid "):
-                    command = (line.removeprefix("$ gapgrid "), None)
+                    args, _, grep = line.removeprefix("$ gapgrid ").partition(" | grep ")
+                    command = (args, None, grep or None)
             elif command is not None:
                 shown.append(line)
     return found
 
 
-EXAMPLES = _examples()
+EXAMPLES = [example for document in DOCUMENTS for example in _examples(document)]
 
 
-def test_the_readme_has_command_examples() -> None:
-    """The examples below are found (deal, verify text and JSON, moves, a JSON error)."""
-    assert len(EXAMPLES) >= 5
+def test_the_documents_have_command_examples() -> None:
+    """The examples below are found (deal, verify text and JSON, moves, a JSON error; a
+    third-party variant listed, and its move checked under it and under Montana)."""
+    assert sum(example.document == "README.md" for example in EXAMPLES) >= 5
+    assert sum(example.document == "docs/plugins.md" for example in EXAMPLES) >= 3
 
 
-@pytest.mark.parametrize(("args", "stdin", "shown"), EXAMPLES,
-                         ids=[args for args, _, _ in EXAMPLES])
-def test_readme_command_prints_what_the_readme_shows(args: str, stdin: str | None,
-                                                     shown: list[str]) -> None:
+@pytest.mark.parametrize("example", EXAMPLES,
+                         ids=[f"{example.document}: {example.args}" for example in EXAMPLES])
+def test_a_documented_command_prints_what_the_document_shows(example: Example) -> None:
     """Each example prints the lines shown; a shown line ending in '...' (or a line '...')
     stands for the rest."""
-    printed = CliRunner().invoke(main, shlex.split(args), input=stdin).stdout.splitlines()
-    for index, line in enumerate(shown):
+    printed = CliRunner().invoke(main, shlex.split(example.args),
+                                 input=example.stdin).stdout.splitlines()
+    if example.grep is not None:
+        printed = [line for line in printed if example.grep in line]
+    for index, line in enumerate(example.shown):
         if line == "...":
             return
         if line.endswith(", ...}"):
             assert printed[index].startswith(line.removesuffix("...}")), printed[index]
         else:
             assert printed[index] == line
-    assert len(printed) == len(shown)
+    assert len(printed) == len(example.shown)
 
 
 def test_the_endpoint_table_lists_every_route(client: FlaskClient) -> None:
