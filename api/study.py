@@ -492,7 +492,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     path = out if out is not None else _default_out(variant, option_values)
     try:
         is_folder = path.is_dir()
-        is_other = path.exists() and not is_folder and not path.is_file()
+        exists = path.exists()
+        is_other = exists and not is_folder and not path.is_file()
     except OSError as error:  # a name too long: some Pythons' Path.is_dir raise for it
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
@@ -535,15 +536,18 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                        "stopped_by_signal": None})
         return
     workers = min(workers, total)  # a worker for each deal at most: no idle processes
-    if memory_given and dask_address is None:
-        check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
+    local = dask_address is None
+    memory_to_check = memory_given and local  # a Dask cluster's machines are not this one
+    if memory_to_check and not (resume and exists):  # before a file is made
+        check_memory(memory_mib, workers)
+        memory_to_check = False
     # Generators, not lists: a study of a million deals queues a handful at a time.
     wanted = ((slug, number) for slug in slugs for number in numbers
               if (slug, settings.options, number) not in decided)
     with stop_signals() as stop:
         with ExitStack() as stack:
-            # The runner first: a missing dask or an unreachable scheduler leaves no file.
-            runner = _runner(dask_address, workers, stack)
+            # A cluster first: a missing dask or an unreachable scheduler leaves no file.
+            runner = None if local else _runner(dask_address, workers, stack)
             handle, found = _open_for_append(path, resume, settings, slugs)
             stack.callback(lambda: handle.close())  # the file held at the end
             done = found.done if found is not None else frozenset()
@@ -561,6 +565,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             elif resume:  # a mistyped --out would start over unsaid
                 click.echo(f"gapgrid: {path} holds no deal yet: the study starts from its "
                            f"first", err=True)
+            if runner is None:  # this machine's processes: one for each deal left at most
+                workers = max(min(workers, total - already), 1)
+                if memory_to_check:  # a study resumed: for the deals left
+                    check_memory(memory_mib, workers)
+                runner = _runner(None, workers, stack)
             if found is not None and found.before_memory and already < total:
                 handle = _upgrade_held(handle, path, settings, slugs, retry=False)
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,

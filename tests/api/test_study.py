@@ -1103,6 +1103,30 @@ def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
     assert result.exit_code == 0, result.output
 
 
+def test_a_resumed_study_starts_no_more_workers_than_deals_left(
+        reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resuming a six-deal study with five done solves the last in this process, however many
+    --workers are asked for, and the memory check counts that one worker."""
+    def no_pool(stack: object, workers: int) -> object:
+        raise AssertionError(f"a pool of {workers} workers started for one deal left")
+
+    monkeypatch.setattr(study_module, "process_runner", no_pool)
+    five_done = "".join(reference.read_text().splitlines(keepends=True)[:6])
+    out = tmp_path / "five.csv"
+    out.write_text(five_done)
+    result = run("study", *STUDY, "--workers", "64", "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "5 of the 6 deals are done" in result.stderr
+    small_machine(monkeypatch)
+    out.write_text(five_done)
+    result = run("study", *STUDY, "--workers", "8", "--memory", "200", "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    result = run("study", *STUDY, "--workers", "8", "--memory", "200",
+                 "--out", tmp_path / "new.csv", "--resume")
+    assert result.exit_code == 2 and "6 workers' 200 MiB" in result.stderr  # one a deal
+    assert not (tmp_path / "new.csv").exists()  # refused before any file was made
+
+
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
                        again_after: float | None = None, stderr_full: bool = False,
                        rows: int = 1) -> tuple[int, str, str, float]:
