@@ -477,8 +477,6 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                                "workers solve the deals")
     memory_given = ctx.get_parameter_source("memory_mib") not in (
         click.core.ParameterSource.DEFAULT, None)
-    if memory_given and dask_address is None and retry_unknown:
-        check_memory(memory_mib, workers)  # a Dask cluster's machines are not this one
     if resume and retry_unknown:
         raise click.UsageError("--resume and --retry-unknown exclude each other: --resume "
                                "solves the deals a study has not reached, --retry-unknown "
@@ -492,8 +490,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     path = out if out is not None else _default_out(variant, option_values)
     try:
         is_folder = path.is_dir()
-        exists = path.exists()
-        is_other = exists and not is_folder and not path.is_file()
+        is_file = path.is_file()
+        is_other = path.exists() and not is_folder and not is_file
+        has_rows = is_file and path.stat().st_size > 0  # what --resume reads, and keeps
     except OSError as error:  # a name too long: some Pythons' Path.is_dir raise for it
         raise click.BadParameter(f"cannot write {path}: {error.strerror or error}",
                                  param_hint="--out") from None
@@ -515,10 +514,15 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
         else:
             chosen = None
+        def retry_runner(stack: ExitStack, count: int) -> Runner:
+            """A worker for each deal to retry at most, with room for its tables."""
+            if memory_given and dask_address is None:  # a cluster's machines are not this one
+                check_memory(memory_mib, min(workers, count))
+            return _runner(dask_address, min(workers, count), stack)
+
         _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
                      memory_mib << 20 if memory_given else None, decided, as_json,
-                     runner_for=lambda stack, count: _runner(
-                         dask_address, min(workers, count), stack))
+                     runner_for=retry_runner)
         return
     chosen_slugs = set(slugs)
     skipped = [key for key in decided
@@ -538,7 +542,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     workers = min(workers, total)  # a worker for each deal at most: no idle processes
     local = dask_address is None
     memory_to_check = memory_given and local  # a Dask cluster's machines are not this one
-    if memory_to_check and not (resume and exists):  # before a file is made
+    if memory_to_check and not (resume and has_rows):  # before a file is made
         check_memory(memory_mib, workers)
         memory_to_check = False
     # Generators, not lists: a study of a million deals queues a handful at a time.
@@ -566,8 +570,8 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                 click.echo(f"gapgrid: {path} holds no deal yet: the study starts from its "
                            f"first", err=True)
             if runner is None:  # this machine's processes: one for each deal left at most
-                workers = max(min(workers, total - already), 1)
-                if memory_to_check:  # a study resumed: for the deals left
+                workers = min(workers, total - already)
+                if memory_to_check and workers:  # a study resumed: for the deals left
                     check_memory(memory_mib, workers)
                 runner = _runner(None, workers, stack)
             if found is not None and found.before_memory and already < total:
@@ -754,19 +758,21 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
             _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))
             return
-        if found.before_memory:
-            handle = _upgrade_held(handle, path, settings, slugs, retry=True)
-        again = f"; {len(refill)} filled their tables" if refill else ""
-        click.echo(f"gapgrid: retrying {plural(len(retry), 'unknown deal')} of {path} at "
-                   f"{settings.budget_text()} (they had "
-                   f"{_budgets_text(unknown[key] for key in retry)}{again})", err=True)
         tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
                           budget_seconds=settings.budget_seconds,
                           budget_positions=settings.budget_positions,
                           memory=DEFAULT_MEMORY if memory is None else memory)
                  for variant, _, number in retry)
         with ExitStack() as stack:
-            runner = runner_for(stack, len(retry))  # a worker for each deal at most
+            # The runner first: a refused --memory, or a cluster out of reach, leaves the
+            # file as it was.
+            runner = runner_for(stack, len(retry))
+            if found.before_memory:
+                handle = _upgrade_held(handle, path, settings, slugs, retry=True)
+            again = f"; {len(refill)} filled their tables" if refill else ""
+            click.echo(f"gapgrid: retrying {plural(len(retry), 'unknown deal')} of {path} at "
+                       f"{settings.budget_text()} (they had "
+                       f"{_budgets_text(unknown[key] for key in retry)}{again})", err=True)
             _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
             _sort_held(path, stop)  # while the file is still held
         _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))

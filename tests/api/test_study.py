@@ -1106,25 +1106,60 @@ def test_no_more_workers_start_than_there_are_deals(tmp_path: Path,
 def test_a_resumed_study_starts_no_more_workers_than_deals_left(
         reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Resuming a six-deal study with five done solves the last in this process, however many
-    --workers are asked for, and the memory check counts that one worker."""
+    --workers are asked for, and the memory check counts the workers for the deals left
+    (on a 512 MiB machine, one worker's 200 MiB fits, two do not), before the file is
+    touched; a study that has nothing left to solve is not refused."""
     def no_pool(stack: object, workers: int) -> object:
         raise AssertionError(f"a pool of {workers} workers started for one deal left")
 
-    monkeypatch.setattr(study_module, "process_runner", no_pool)
-    five_done = "".join(reference.read_text().splitlines(keepends=True)[:6])
+    lines = reference.read_text().splitlines(keepends=True)
     out = tmp_path / "five.csv"
-    out.write_text(five_done)
-    result = run("study", *STUDY, "--workers", "64", "--out", out, "--resume")
-    assert result.exit_code == 0, result.output
-    assert "5 of the 6 deals are done" in result.stderr
+    out.write_text("".join(lines[:5]))  # four done, two left
     small_machine(monkeypatch)
-    out.write_text(five_done)
+    result = run("study", *STUDY, "--workers", "8", "--memory", "200", "--out", out, "--resume")
+    assert result.exit_code == 2 and "2 workers' 200 MiB" in result.stderr
+    assert out.read_text() == "".join(lines[:5])
+    monkeypatch.setattr(study_module, "process_runner", no_pool)
+    out.write_text("".join(lines[:6]))
     result = run("study", *STUDY, "--workers", "8", "--memory", "200", "--out", out, "--resume")
     assert result.exit_code == 0, result.output
-    result = run("study", *STUDY, "--workers", "8", "--memory", "200",
-                 "--out", tmp_path / "new.csv", "--resume")
+    assert "5 of the 6 deals are done" in result.stderr
+    result = run("study", *STUDY, "--workers", "8", "--memory", "100000", "--out", out,
+                 "--resume")
+    assert result.exit_code == 0, result.output  # all done: nothing to refuse
+
+
+@pytest.mark.parametrize("content", ["", None], ids=["empty file", "no file"])
+def test_a_memory_refused_on_resume_leaves_no_file_made(tmp_path: Path, content: str | None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--resume of a study not started yet checks the memory of its workers first: an empty
+    file stays empty, a missing one is not made."""
+    out = tmp_path / "new.csv"
+    if content is not None:
+        out.write_text(content)
+    small_machine(monkeypatch)
+    result = run("study", *STUDY, "--workers", "8", "--memory", "200", "--out", out, "--resume")
     assert result.exit_code == 2 and "6 workers' 200 MiB" in result.stderr  # one a deal
-    assert not (tmp_path / "new.csv").exists()  # refused before any file was made
+    assert (out.read_text() if out.exists() else None) == content
+
+
+def test_retry_unknown_checks_the_memory_of_the_workers_it_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--retry-unknown starts a worker for each deal it retries at most, and --memory is
+    checked against those: on a 512 MiB machine, as many of 384 MiB each as there are
+    unknown deals fit, one more does not; a refusal leaves the file as it was."""
+    out = small_study(tmp_path / "r.csv")
+    before = out.read_text()
+    unknown = len(unknown_numbers(out))
+    small_machine(monkeypatch)
+    each = str(384 // unknown)
+    result = run("study", *LARGER, "--retry-unknown", "--workers", "8", "--memory",
+                 str(384 // unknown + 1), "--out", out)
+    assert result.exit_code == 2 and f"{unknown} workers'" in result.stderr
+    assert out.read_text() == before
+    result = run("study", *LARGER, "--retry-unknown", "--workers", "8", "--memory", each,
+                 "--out", out)
+    assert result.exit_code == 0, result.output
 
 
 def _study_then_signal(out: Path, *args: str, whole_group: bool = False,
