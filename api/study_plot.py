@@ -1,4 +1,4 @@
-"""Plot and tabulate winnability studies: ``python -m gapgrid.api.study_plot DIR OUT.png``.
+"""Plot and tabulate winnability studies: ``python -m gapgrid.api.study_plot DIR... OUT.png``.
 
 Reads every study CSV in ``DIR`` (written by ``gapgrid study``), sums each
 variant (with its options) up exactly as the command's own summary does
@@ -6,7 +6,10 @@ variant (with its options) up exactly as the command's own summary does
 the decided deals with its 95 % Wilson interval for every variant, with the
 range that counting every unknown deal as lost or as won would give behind it,
 and prints the same figures as a Markdown table on standard output (the one in
-``docs/winnability.md``). Needs matplotlib: ``pip install 'gapgrid[plot]'``.
+``docs/winnability.md``). Given several folders, best first, each game comes
+from the first that studied it: the latest studies of some games beside an
+older study of them all make one picture of every game. Needs matplotlib:
+``pip install 'gapgrid[plot]'``.
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ def read_summaries(folder: Path) -> list[Summary]:
                     f"keep only that one in it, to plot them as one study", param_hint="DIR")
         summaries.extend(found)
     return sorted(summaries, key=lambda summary: summary.label)
+
+
+def first_summaries(folders: Sequence[Path]) -> list[Summary]:
+    """The studies of ``folders`` (:func:`read_summaries`), each game (variant and options)
+    from the first folder that has it, sorted by label."""
+    chosen: dict[str, Summary] = {}
+    for folder in folders:
+        for summary in read_summaries(folder):
+            chosen.setdefault(summary.label, summary)
+    return sorted(chosen.values(), key=lambda summary: summary.label)
 
 
 def _percent(value: float) -> str:
@@ -116,7 +129,7 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
                           fmt="o", color="tab:blue", capsize=3, markersize=5, zorder=2)
     axes.set_yticks(range(len(summaries)),
                     [f"{summary.label}  (n={summary.deals}, "
-                     f"{summary.unknown / summary.deals:.0%} unknown)"
+                     f"{summary.unknown / summary.deals:.1%} unknown)"  # 1 of 200 is 0.5 %
                      for summary in reversed(summaries)])
     axes.set_xlim(0, 1)
     axes.xaxis.set_major_formatter(PercentFormatter(1.0))
@@ -153,16 +166,17 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
 
 
 @click.command(context_settings=HELP_OPTIONS)
-@click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False,
-                                                         path_type=Path))
+@click.argument("folders", metavar="DIR...", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("out", metavar="OUT.png", type=click.Path(dir_okay=False, path_type=Path))
-def main(folder: Path, out: Path) -> None:
+def main(folders: tuple[Path, ...], out: Path) -> None:
     """Plot the studies in DIR into OUT.png (or .svg, .pdf) and print their figures as a
-    Markdown table."""
+    Markdown table. Given several DIRs, best first, each game comes from the first DIR
+    that studied it."""
     if out.suffix.lower() not in IMAGE_FORMATS:
         raise click.BadParameter(f"{out} names no image: its name ends in "
                                  f"{', '.join(IMAGE_FORMATS)}", param_hint="OUT.png")
-    summaries = read_summaries(folder)
+    summaries = first_summaries(folders)
     plot(summaries, out)
     click.echo(markdown_table(summaries))
 

@@ -122,11 +122,13 @@ def test_study_writes_one_row_per_deal_with_a_replayable_line(reference: Path) -
     assert reference.read_text().endswith("\n")
 
 
-def six_deals(path: Path) -> Path:
-    """A finished study file of six deals: 4 won, 1 lost, 1 unknown (written by hand)."""
-    verdicts = {1: "won", 2: "unknown", 3: "won", 4: "lost", 5: "won", 6: "won"}
+def six_deals(path: Path, variant: str = "line-up", options: str = "",
+              second: str = "unknown") -> Path:
+    """A finished study file of six deals: 4 won, 1 lost, 1 unknown (written by hand; the
+    ``second`` deal's verdict may be another)."""
+    verdicts = {1: "won", 2: second, 3: "won", 4: "lost", 5: "won", 6: "won"}
     path.write_text(HEADER_LINE + "".join(StudyRow(
-        variant="line-up", options="", game_number=number, verdict=verdict,
+        variant=variant, options=options, game_number=number, verdict=verdict,
         line_length=int(verdict == "won"), positions=10, seconds=0.5 * number,
         stopped_by="positions" if verdict == "unknown" else "",
         solver_version=SOLVER_VERSION, budget_seconds=60.0, budget_positions=5000,
@@ -907,6 +909,30 @@ def test_the_plot_command_tabulates_and_draws_the_studies(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert ("| `line-up` | 6 | 4 | 1 | 1 (16.7 %) | 80.0 % (37.6 % .. 96.4 %) | "
             "30.0 % .. 97.0 % | 2.00 |") in result.stdout
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_plot_command_takes_each_game_from_the_first_folder_that_has_it(
+        tmp_path: Path) -> None:
+    """Several folders, best first: a game both hold comes from the first (the later study
+    of it), a game only the second holds from the second; one row each, as one picture of
+    every game."""
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (the 'plot' extra)")
+    from gapgrid.api import study_plot
+
+    later, earlier = tmp_path / "later", tmp_path / "earlier"
+    later.mkdir()
+    earlier.mkdir()
+    six_deals(later / "line-up.csv", second="won")
+    six_deals(earlier / "line-up.csv")
+    six_deals(earlier / "gaps.csv", variant="montana", options="redeals=0")
+    out = tmp_path / "plot.png"
+    result = CliRunner().invoke(study_plot.main, [str(later), str(earlier), str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| `")]
+    assert [row.split(" | ")[:5] for row in rows] == [
+        ["| `line-up`", "6", "5", "1", "0 (0.0 %)"],
+        ["| `montana (redeals=0)`", "6", "4", "1", "1 (16.7 %)"]]
     assert out.read_bytes().startswith(b"\x89PNG")
 
 
