@@ -540,11 +540,10 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                        "stopped_by_signal": None})
         return
     workers = min(workers, total)  # a worker for each deal at most: no idle processes
-    local = dask_address is None
-    memory_to_check = memory_given and local  # a Dask cluster's machines are not this one
-    if memory_to_check and not (resume and has_rows):  # before a file is made
+    local = dask_address is None  # a Dask cluster's machines are not this one
+    resumed = resume and has_rows  # its memory is checked once the deals left are known
+    if memory_given and local and not resumed:  # before a file is made
         check_memory(memory_mib, workers)
-        memory_to_check = False
     # Generators, not lists: a study of a million deals queues a handful at a time.
     wanted = ((slug, number) for slug in slugs for number in numbers
               if (slug, settings.options, number) not in decided)
@@ -571,7 +570,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                            f"first", err=True)
             if runner is None:  # this machine's processes: one for each deal left at most
                 workers = min(workers, total - already)
-                if memory_to_check and workers:  # a study resumed: for the deals left
+                if memory_given and resumed and workers:
                     check_memory(memory_mib, workers)
                 runner = _runner(None, workers, stack)
             if found is not None and found.before_memory and already < total:

@@ -35,7 +35,7 @@ from gapgrid.core import hookspecs
 from gapgrid.core.baseline import BaselineRules
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
-from gapgrid.core.redeals import placement_misfit
+from gapgrid.core.redeals import leaves_one_gap_per_row
 from gapgrid.core.registry import (
     OptionInfo,
     PresetInfo,
@@ -242,13 +242,13 @@ def _check_placement_fits(rules: Rules) -> None:
     plugin is then reported at load time). Game 1 is dealt to count the gaps,
     since a plugin's deal style decides how many there are.
     """
-    if rules.redeals == 0:
+    if rules.redeals == 0 or not leaves_one_gap_per_row(rules.placement):
         return
     gaps = new_game(rules, DealNumber(1)).board.cells.count(None)
-    misfit = placement_misfit(rules.placement, rules.layout, gaps)
-    if misfit is None:
+    if gaps == rules.layout.rows:
         return
-    message = f"{rules.slug}: {misfit}, so it cannot redeal"
+    message = (f"{rules.slug}: the {rules.placement.name} redeal leaves one gap in each row, "
+               f"and the game has {gaps} gaps in {rules.layout.rows} rows, so it cannot redeal")
     for key in ("redeal-placement", "redeals"):
         if key in rules.options:
             raise OptionError(key, f"option {key}: {message} (use redeal-placement=random "

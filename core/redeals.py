@@ -209,21 +209,14 @@ _EXACT_PLACEMENTS: frozenset[type] = frozenset({GapsAfterRuns, GapsAtRandom, Gap
 (``_deal_around_positions`` refuses a wrong count; tests/core/test_redeals.py runs every
 one on random boards): :func:`redeal_cells` checks only a plugin's own placement."""
 
-ONE_GAP_PER_ROW: frozenset[type] = frozenset({GapsAfterRuns, GapsInLastColumn, NoShuffle})
-"""The placements above that leave exactly one gap in each row: they can redeal only a game
-that has as many gaps as rows."""
+_ONE_GAP_PER_ROW: frozenset[type] = frozenset({GapsAfterRuns, GapsInLastColumn, NoShuffle})
 
 
-def placement_misfit(placement: RedealPlacement, layout: Layout, gaps: int) -> str | None:
-    """Say why ``placement`` cannot deal back a game of ``layout`` with ``gaps`` gaps.
-
-    Returns None when it can. Without this check a game whose gaps do not
-    number its rows would stop with an error at its first redeal.
-    """
-    if type(placement) in ONE_GAP_PER_ROW and gaps != layout.rows:
-        return (f"the {placement.name} redeal leaves one gap in each row, and the game has "
-                f"{gaps} gaps in {layout.rows} rows")
-    return None
+def leaves_one_gap_per_row(placement: RedealPlacement) -> bool:
+    """Tell whether ``placement`` is one of the above that leave exactly one gap in each
+    row: it can redeal only a game that has as many gaps as rows (any other stops with an
+    error at its first redeal)."""
+    return type(placement) in _ONE_GAP_PER_ROW
 
 
 PLACEMENTS: dict[str, RedealPlacement] = {
