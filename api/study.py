@@ -1,8 +1,9 @@
 """``gapgrid study``: how often a game can be won, deal by deal, on one machine or a Dask cluster.
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
-[--budget SECONDS] [--max-positions P] [--memory MIB] [--workers W | --dask ADDRESS]
-[--out FILE.csv] [--resume | --retry-unknown] [--skip-decided-in FILE ...]``
+[--budget SECONDS] [--max-positions P] [--memory MIB] [--search whole|complete]
+[--workers W | --dask ADDRESS] [--out FILE.csv] [--resume | --retry-unknown]
+[--skip-decided-in FILE ...]``
 solves PySolFC game numbers K .. K+N-1 with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
@@ -15,7 +16,10 @@ every unknown as lost or as won gives.
 unknown at a smaller budget are solved again at the one given, and each new
 row, appended like any other, replaces the old one when the file is sorted.
 ``--skip-decided-in`` leaves out of either the deals other study files have
-decided (other solvers' studies, or the studies merged).
+decided (other solvers' studies, or the studies merged). ``--search complete``
+gives each deal's whole budget to the complete restarts, the one search that
+proves a loss (:data:`gapgrid.core.search.Search`): for the deals the whole
+search left unknown; its rows record the solver version with ``-complete``.
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -82,7 +86,15 @@ from gapgrid.api.text import plural
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
-from gapgrid.core.search import DEFAULT_MEMORY, SOLVER_VERSION, Budget, line_text, solve
+from gapgrid.core.search import (
+    DEFAULT_MEMORY,
+    SEARCHES,
+    Budget,
+    Search,
+    line_text,
+    solve,
+    version_of,
+)
 
 MAX_BUDGET_SECONDS: Final = 3600.0
 """The largest ``--budget``: an hour per deal. More is almost surely a slip (minutes or
@@ -111,6 +123,9 @@ class DealTask:
     memory: int = DEFAULT_MEMORY
     """The bytes the search's tables may hold (``--memory``)."""
 
+    search: Search = "whole"
+    """What the solver runs (``--search``)."""
+
 
 @functools.cache
 def _worker_catalogue() -> Catalogue:
@@ -123,7 +138,7 @@ def solve_deal(task: DealTask) -> StudyRow:
     rules = _worker_catalogue().rules(task.variant, dict(task.options))
     state = new_game(rules, DealNumber(task.game_number))
     result = solve(state, Budget(seconds=task.budget_seconds, positions=task.budget_positions,
-                                 memory=task.memory))
+                                 memory=task.memory), search=task.search)
     return StudyRow(
         variant=task.variant, options=options_text(dict(task.options)),
         game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),
@@ -422,6 +437,11 @@ def _progress_bar(total: int, initial: int) -> Any:
                    "records the cap. Given with --retry-unknown, the deals whose tables "
                    "filled at a smaller cap (or one their rows do not record) are retried "
                    "at the same budget too.")
+@click.option("--search", type=click.Choice(SEARCHES), default="whole", show_default=True,
+              help="What the solver runs: every search it has, or the complete restarts "
+                   "alone, the one search that proves a loss, with the whole budget (for "
+                   "the deals a study left unknown: --skip-decided-in its file). The rows "
+                   "record the solver version with -complete after it.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -442,8 +462,9 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
-          memory_mib: int, dask_address: str | None, out: Path | None, resume: bool,
-          retry_unknown: bool, decided_in: Sequence[Path], as_json: bool) -> None:
+          memory_mib: int, search: Search, dask_address: str | None, out: Path | None,
+          resume: bool, retry_unknown: bool, decided_in: Sequence[Path],
+          as_json: bool) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
     game can be won.
 
@@ -501,8 +522,9 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     if is_other:  # a FIFO would hang the open, a device would take the rows
         raise click.BadParameter(f"{path} is not a regular file: a study file is a CSV file "
                                  f"on disk", param_hint="--out")
-    settings = StudySettings(options=options_text(option_values), solver_version=SOLVER_VERSION,
-                             budget_seconds=budget, budget_positions=max_positions)
+    settings = StudySettings(options=options_text(option_values),
+                             solver_version=version_of(search), budget_seconds=budget,
+                             budget_positions=max_positions)
     option_pairs = tuple(sorted(option_values.items()))
     numbers = range(first_deal, first_deal + deals)
     decided = _decided_in(decided_in)
@@ -520,7 +542,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                 check_memory(memory_mib, min(workers, count))
             return _runner(dask_address, min(workers, count), stack)
 
-        _study_retry(ctx, path, settings, slugs, option_pairs, chosen,
+        _study_retry(ctx, path, settings, search, slugs, option_pairs, chosen,
                      memory_mib << 20 if memory_given else None, decided, as_json,
                      runner_for=retry_runner)
         return
@@ -577,10 +599,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                 handle = _upgrade_held(handle, path, settings, slugs, retry=False)
             tasks = (DealTask(variant=slug, options=option_pairs, game_number=number,
                               budget_seconds=budget, budget_positions=max_positions,
-                              memory=memory_mib << 20)
+                              memory=memory_mib << 20, search=search)
                      for slug, number in wanted
                      if (slug, settings.options, number) not in done)
-            _write_rows(stack, handle, runner, tasks, total, already, stop)
+            _write_rows(stack, handle, runner, tasks, total, already, stop,
+                        settings.solver_version)
             _sort_held(path, stop)  # while the file is still held
         _finish(ctx, path, stop, " with --resume", as_json=as_json, left_out=len(skipped))
         if left_out:  # the summary is of the deals left, not of the game
@@ -601,19 +624,19 @@ def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
 
 
 def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Iterable[DealTask],
-                total: int, already: int, stop: Stop) -> None:
+                total: int, already: int, stop: Stop, version: str) -> None:
     """Solve ``tasks`` and append their rows to ``handle`` as they come, under a progress bar,
-    until they are done or ``stop`` is signalled."""
+    until they are done or ``stop`` is signalled; every row has solver ``version``."""
     bar = stack.enter_context(_progress_bar(total, already))
     if stop.signal is not None:
         return  # stopped while the file was being read: solve nothing
     try:
         stop.interruptible = True
         for row in runner(tasks):
-            if row.solver_version != SOLVER_VERSION:  # a Dask worker with another gapgrid
+            if row.solver_version != version:  # a Dask worker with another gapgrid
                 raise click.ClickException(
                     f"a worker solved game {row.game_number} with solver version "
-                    f"{row.solver_version}, this command has version {SOLVER_VERSION}: "
+                    f"{row.solver_version}, this command has version {version}: "
                     f"install the same gapgrid on every worker")
             # One write per whole line, flushed at once: a crash leaves whole rows and
             # at worst one partial last line, which resuming cuts off.
@@ -699,8 +722,9 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
     return decided
 
 
-def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs: Sequence[str],
-                 option_pairs: tuple[tuple[str, str], ...], numbers: range | None,
+def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search: Search,
+                 slugs: Sequence[str], option_pairs: tuple[tuple[str, str], ...],
+                 numbers: range | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],
                  as_json: bool, runner_for: Callable[[ExitStack, int], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
@@ -760,7 +784,8 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
         tasks = (DealTask(variant=variant, options=option_pairs, game_number=number,
                           budget_seconds=settings.budget_seconds,
                           budget_positions=settings.budget_positions,
-                          memory=DEFAULT_MEMORY if memory is None else memory)
+                          memory=DEFAULT_MEMORY if memory is None else memory,
+                          search=search)
                  for variant, _, number in retry)
         with ExitStack() as stack:
             # The runner first: a refused --memory, or a cluster out of reach, leaves the
@@ -772,6 +797,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, slugs:
             click.echo(f"gapgrid: retrying {plural(len(retry), 'unknown deal')} of {path} at "
                        f"{settings.budget_text()} (they had "
                        f"{_budgets_text(unknown[key] for key in retry)}{again})", err=True)
-            _write_rows(stack, handle, runner, tasks, len(retry), 0, stop)
+            _write_rows(stack, handle, runner, tasks, len(retry), 0, stop,
+                        settings.solver_version)
             _sort_held(path, stop)  # while the file is still held
         _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))

@@ -125,6 +125,21 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
+Search = Literal["whole", "complete"]
+"""What :func:`solve` runs: ``whole``, every search it has (the default: the others find most
+wins far sooner); ``complete``, the complete restarts alone, the one search that proves a loss,
+with the whole budget (for deals the whole search left unknown: past the knee it gives them
+about half its positions, and a lost deal's proof then takes about 2.3 times as many)."""
+
+SEARCHES: Final[tuple[Search, ...]] = ("whole", "complete")
+
+
+def version_of(search: Search) -> str:
+    """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
+    ``-complete`` after it for the complete restarts alone, which may answer differently."""
+    return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
+
+
 DEFAULT_MEMORY: Final = 1 << 30
 """The transposition table's default cap, in bytes (1 GiB)."""
 
@@ -210,15 +225,25 @@ class _Stop(Exception):
 
 def solve(state: GameState, budget: Budget | None = None,
           progress: Callable[[Progress], None] | None = None,
-          reductions: Reductions | None = None) -> SearchResult:
+          reductions: Reductions | None = None, search: Search = "whole") -> SearchResult:
     """Search from ``state`` for a win; see the module docstring for the answers.
 
     ``progress`` is called about every thousand positions. ``reductions``
     defaults to every reduction sound for the state's rules; tests pass
     :data:`core.reductions.NONE` to compare against a plain search.
+    ``search`` ``"complete"`` runs the complete restarts alone (:data:`Search`),
+    the first in slot order, with the same reductions; the answer records
+    :func:`version_of` it.
     """
+    if search not in SEARCHES:
+        raise ValueError(f"search {search!r} is not one of {', '.join(SEARCHES)}")
+    if search == "complete":
+        # Without the heuristic order, the schedule runs nothing but the restarts.
+        chosen = reductions if reductions is not None else reductions_for(state.rules)
+        reductions = attrs.evolve(chosen, heuristic_order=False)
     with interruptions_surfacing():
-        return _solve(state, budget or Budget(), progress, reductions)
+        result = _solve(state, budget or Budget(), progress, reductions)
+    return result if search == "whole" else attrs.evolve(result, version=version_of(search))
 
 
 def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,

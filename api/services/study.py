@@ -478,8 +478,9 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
                             == (settings.options, settings.solver_version)
                             and each.exceeds(settings))), key=repr)
     if other:
-        advice = ("Retry it with the same options and solver version" if retry else
-                  "Resume it with the same options and budget (and the same solver version)")
+        advice = ("Retry it with the same options, solver version and --search" if retry else
+                  "Resume it with the same options and budget (and the same solver version "
+                  "and --search)")
         raise StudyFileError(
             f"{path} was written with {other[0].describe()}; this study has "
             f"{settings.describe()}. {advice}, or choose another --out")

@@ -358,6 +358,29 @@ def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path
     assert result.exit_code == 2 and "not a gapgrid study file" in result.stderr
 
 
+def test_a_study_of_the_complete_search_records_it_and_keeps_to_it(reference: Path,
+                                                                  tmp_path: Path) -> None:
+    """--search complete solves the deals with the complete restarts alone: the same verdicts
+    where both decide, each row and the summary naming the solver version with -complete.
+    Neither file may be resumed or retried with the other search."""
+    out = tmp_path / "complete.csv"
+    result = run("study", *STUDY, "--search", "complete", "--out", out)
+    assert result.exit_code == 0, result.output
+    rows = rows_of(out)
+    assert {row["solver_version"] for row in rows} == {f"{SOLVER_VERSION}-complete"}
+    verdicts = {int(row["game_number"]): row["verdict"] for row in rows}
+    assert {number: verdicts[number] for number in WON | LOST} == {
+        number: "won" if number in WON else "lost" for number in WON | LOST}
+    assert f"solver {SOLVER_VERSION}-complete" in result.stdout
+    for path, search in [(out, "whole"), (reference, "complete")]:
+        before = path.read_bytes()
+        for again in ["--resume", "--retry-unknown"]:
+            result = run("study", *STUDY, "--search", search, "--out", path, again)
+            assert result.exit_code == 2, result.output
+            assert "--search" in result.stderr and "-complete" in result.stderr
+        assert path.read_bytes() == before
+
+
 @pytest.mark.parametrize("content", ["", HEADER_LINE])
 def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path, content: str) -> None:
     """--resume with an --out that holds no deal (a mistyped name, most likely, or a study
@@ -405,6 +428,7 @@ def test_an_existing_file_needs_resume(reference: Path) -> None:
     (["line-up", "--first-deal", "0"], "game numbers run from 1"),
     (["line-up", "--option", "redeals=lots"], "--option"),
     (["line-up", "--workers", "2", "--dask", "tcp://127.0.0.1:1"], "exclude each other"),
+    (["line-up", "--search", "partial"], "'whole', 'complete'"),
 ])
 def test_bad_input_is_a_usage_error(tmp_path: Path, args: list[str], words: str) -> None:
     """Unknown variant, no deals, a budget past the maximum, a bad option: exit 2, the reason

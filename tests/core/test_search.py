@@ -31,6 +31,7 @@ from gapgrid.core.schedule import (
 )
 from gapgrid.core.search import (
     _CHECK_EVERY,
+    SOLVER_VERSION,
     Budget,
     Progress,
     _Search,
@@ -40,6 +41,7 @@ from gapgrid.core.search import (
     solve,
 )
 from tests.core.search_spending import count_spending
+from tests.core.small_layout import small_layout, small_rules
 
 
 def _start(catalogue: Catalogue, slug: str, number: int,
@@ -445,3 +447,47 @@ def test_the_search_keys_a_position_by_a_callers_own_reductions(catalogue: Catal
     search = _Search(Engine.from_state(new_game(rules, DealNumber(4))), Budget(seconds=None),
                      None, _EveryBoardAlike(rows_interchangeable=True))
     assert search.key() == b"one position"
+
+
+def test_the_complete_search_runs_the_complete_restarts_alone(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search="complete"`` spends every position in the complete restarts, none in the
+    other searches the whole search runs beside them on a single-round Gaps deal, and its
+    answer says so in its version."""
+    state = _start(catalogue, "montana", 3, {"redeals": "0"})
+    spent = count_spending(monkeypatch)
+    whole = solve(state, Budget(seconds=None, positions=60_000))
+    assert whole.version == SOLVER_VERSION
+    assert spent["fixed"] > 0 and spent["rollouts"] > 0  # what the complete search leaves out
+    spent.update(dict.fromkeys(spent, 0))
+    complete = solve(state, Budget(seconds=None, positions=60_000), search="complete")
+    assert (complete.verdict, complete.stopped_by) == ("unknown", "positions")
+    assert complete.version == f"{SOLVER_VERSION}-complete"
+    assert spent == {"restarts": complete.positions, "fixed": 0, "rollouts": 0,
+                     "discrepancies": 0}
+
+
+def test_the_complete_search_agrees_with_the_whole_one_and_proves_a_loss_sooner() -> None:
+    """On 60 small deals the complete restarts alone give the whole search's verdict, with a
+    line that replays; on a lost deal of 4 rows of 7 (game 10) their proof takes fewer
+    positions than the whole search's, which shares them out (the reason to run it alone)."""
+    rules = small_rules(small_layout(5))
+    for number in range(1, 61):
+        state = new_game(rules, DealNumber(number))
+        whole = solve(state, Budget(seconds=None))
+        complete = solve(state, Budget(seconds=None), search="complete")
+        assert complete.verdict == whole.verdict != "unknown", number
+        if complete.verdict == "won":
+            replayed = replay_from(state, complete.line)
+            assert replayed.ok and replayed.won, number
+    state = new_game(small_rules(small_layout(7)), DealNumber(10))
+    whole = solve(state, Budget(seconds=None))
+    complete = solve(state, Budget(seconds=None), search="complete")
+    assert whole.verdict == complete.verdict == "lost"
+    assert complete.positions < whole.positions
+
+
+def test_an_unknown_search_is_refused(catalogue: Catalogue) -> None:
+    """A search the solver does not have is a ValueError naming the ones it has."""
+    with pytest.raises(ValueError, match="whole, complete"):
+        solve(_start(catalogue, "line-up", 1), search="partial")  # type: ignore[arg-type]
