@@ -48,7 +48,7 @@ from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.study_stop import stop_signals
 from gapgrid.api.text import card_names, excerpt
-from gapgrid.core.search import DEFAULT_MEMORY, Progress
+from gapgrid.core.search import DEFAULT_MEMORY, SEARCH_MODES, Progress, SearchMode
 
 SHOW_AFTER: Final = 0.5
 """Seconds of search before the progress line appears: a quick answer needs none."""
@@ -209,10 +209,16 @@ def _effort(document: dict[str, Any]) -> str:
                    "redeals.")
 @budget_flag
 @memory_flag
+@click.option("--search", type=click.Choice(SEARCH_MODES), default="whole", show_default=True,
+              help="What the solver runs: every search it has, or the complete restarts "
+                   "alone with the whole budget, the search that proves a loss in a large "
+                   "space (for a deal the whole search leaves unknown; once their tables "
+                   "are full it stops there, unknown).")
 @json_flag
 @click.pass_context
 def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
-                  layout: Path | None, budget: float, memory: int, as_json: bool) -> None:
+                  layout: Path | None, budget: float, memory: int, search: SearchMode,
+                  as_json: bool) -> None:
     """Search for a win from the deal of game NUMBER of VARIANT, or from the position MOVES
     lead to: won (with a line of actions that wins), lost (no line wins), or unknown
     (the budget ran out)."""
@@ -224,7 +230,7 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
             line = progress_line(as_json)
             try:
                 solved = solving.solve_position(position, seconds=budget, memory=memory,
-                                                progress=line)
+                                                progress=line, search=search)
             finally:
                 line.close()
                 stop.interruptible = False  # the answer is printed whole

@@ -17,9 +17,10 @@ unknown at a smaller budget are solved again at the one given, and each new
 row, appended like any other, replaces the old one when the file is sorted.
 ``--skip-decided-in`` leaves out of either the deals other study files have
 decided (other solvers' studies, or the studies merged). ``--search complete``
-gives each deal's whole budget to the complete restarts, the one search that
-proves a loss (:data:`gapgrid.core.search.Search`): for the deals the whole
-search left unknown; its rows record the solver version with ``-complete``.
+gives each deal's whole budget to the complete restarts alone, the search that
+proves a loss in a large space (:data:`gapgrid.core.search.SearchMode`): for the
+deals the whole search left unknown; its rows record the solver version with
+``-complete``, and its default file name ends so.
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -88,9 +89,9 @@ from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
 from gapgrid.core.search import (
     DEFAULT_MEMORY,
-    SEARCHES,
+    SEARCH_MODES,
     Budget,
-    Search,
+    SearchMode,
     line_text,
     solve,
     version_of,
@@ -123,7 +124,7 @@ class DealTask:
     memory: int = DEFAULT_MEMORY
     """The bytes the search's tables may hold (``--memory``)."""
 
-    search: Search = "whole"
+    search: SearchMode = "whole"
     """What the solver runs (``--search``)."""
 
 
@@ -307,9 +308,12 @@ def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]) ->
     return slugs
 
 
-def _default_out(variant: str, options: dict[str, str]) -> Path:
-    """``study-montana-redeals-0.csv`` for ``montana --option redeals=0``."""
+def _default_out(variant: str, options: dict[str, str], search: SearchMode) -> Path:
+    """``study-montana-redeals-0.csv`` for ``montana --option redeals=0``, ending in
+    ``-complete.csv`` for ``--search complete`` (a file holds one search's rows)."""
     parts = [variant, *(f"{key}-{value}" for key, value in sorted(options.items()))]
+    if search != "whole":
+        parts.append(search)
     return Path("study-" + "-".join(parts) + ".csv")
 
 
@@ -437,11 +441,12 @@ def _progress_bar(total: int, initial: int) -> Any:
                    "records the cap. Given with --retry-unknown, the deals whose tables "
                    "filled at a smaller cap (or one their rows do not record) are retried "
                    "at the same budget too.")
-@click.option("--search", type=click.Choice(SEARCHES), default="whole", show_default=True,
+@click.option("--search", type=click.Choice(SEARCH_MODES), default="whole", show_default=True,
               help="What the solver runs: every search it has, or the complete restarts "
-                   "alone, the one search that proves a loss, with the whole budget (for "
-                   "the deals a study left unknown: --skip-decided-in its file). The rows "
-                   "record the solver version with -complete after it.")
+                   "alone with the whole budget, the search that proves a loss in a large "
+                   "space (for the deals a study left unknown: --skip-decided-in its "
+                   "file). Their rows record the solver version with -complete after it; "
+                   "once their tables are full, a deal stops there, unknown.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")
@@ -462,7 +467,7 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
           first_deal: int, budget: float, max_positions: int | None, workers: int,
-          memory_mib: int, search: Search, dask_address: str | None, out: Path | None,
+          memory_mib: int, search: SearchMode, dask_address: str | None, out: Path | None,
           resume: bool, retry_unknown: bool, decided_in: Sequence[Path],
           as_json: bool) -> None:
     """Solve game numbers of VARIANT (or all variants and presets) and tell how often the
@@ -508,7 +513,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     except ServiceError as error:
         hint = "--option" if error.field[:1] == ("options",) else "VARIANT"
         raise click.BadParameter(error.message, param_hint=hint) from None
-    path = out if out is not None else _default_out(variant, option_values)
+    path = out if out is not None else _default_out(variant, option_values, search)
     try:
         is_folder = path.is_dir()
         is_file = path.is_file()
@@ -722,7 +727,7 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
     return decided
 
 
-def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search: Search,
+def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search: SearchMode,
                  slugs: Sequence[str], option_pairs: tuple[tuple[str, str], ...],
                  numbers: range | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],

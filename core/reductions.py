@@ -55,7 +55,9 @@ class Reductions:
     (:mod:`core.open_heads`)."""
 
     heuristic_order: bool = True
-    """Try the moves a player would like first (ordering only, never pruning)."""
+    """Try the moves a player would like first (ordering only, never pruning). Off, the
+    search runs its complete restarts alone, with no other search beside them
+    (``solve(search="complete")`` turns it off for that; tests, for a plain search)."""
 
     def explore(self, engine: Engine, pairs: Sequence[tuple[int, int]], ordered: bool = True,
                 open_rows: Sequence[int] = ()) -> Sequence[tuple[int, int]]:

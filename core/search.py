@@ -27,6 +27,7 @@ import heapq
 import random
 import sys
 import time
+import typing
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Final, Literal, TypeVar, cast
@@ -125,16 +126,23 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
-Search = Literal["whole", "complete"]
-"""What :func:`solve` runs: ``whole``, every search it has (the default: the others find most
-wins far sooner); ``complete``, the complete restarts alone, the one search that proves a loss,
-with the whole budget (for deals the whole search left unknown: past the knee it gives them
-about half its positions, and a lost deal's proof then takes about 2.3 times as many)."""
+SearchMode = Literal["whole", "complete"]
+"""What :func:`solve` runs.
 
-SEARCHES: Final[tuple[Search, ...]] = ("whole", "complete")
+* ``whole`` (the default): every search it has; the others find most wins far sooner.
+* ``complete``: the complete restarts alone, with the whole budget. They are the search that
+  proves a loss in a large space (past :func:`core.schedule.proofs_late` the only one), and
+  the whole search gives them about half its positions there: a lost deal's proof took it
+  about 2.3 times the positions it takes them alone (docs/solver.md, thirty-seventh sitting:
+  game 900). For deals the whole search left unknown. They keep no rollouts for when their
+  tables fill: the answer is then unknown at once, stopped by memory.
+"""
+
+SEARCH_MODES: Final[tuple[SearchMode, ...]] = typing.get_args(SearchMode)
+"""Every :data:`SearchMode`, the default first (the command line's choices)."""
 
 
-def version_of(search: Search) -> str:
+def version_of(search: SearchMode) -> str:
     """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
     ``-complete`` after it for the complete restarts alone, which may answer differently."""
     return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
@@ -213,6 +221,7 @@ class SearchResult:
     """For ``unknown``: ``"seconds"``, ``"positions"`` or ``"memory"``."""
 
     version: str = SOLVER_VERSION
+    """The solver that answered: :func:`version_of` the search that ran."""
 
 
 class _Stop(Exception):
@@ -225,18 +234,19 @@ class _Stop(Exception):
 
 def solve(state: GameState, budget: Budget | None = None,
           progress: Callable[[Progress], None] | None = None,
-          reductions: Reductions | None = None, search: Search = "whole") -> SearchResult:
+          reductions: Reductions | None = None, search: SearchMode = "whole") -> SearchResult:
     """Search from ``state`` for a win; see the module docstring for the answers.
 
     ``progress`` is called about every thousand positions. ``reductions``
     defaults to every reduction sound for the state's rules; tests pass
     :data:`core.reductions.NONE` to compare against a plain search.
-    ``search`` ``"complete"`` runs the complete restarts alone (:data:`Search`),
-    the first in slot order, with the same reductions; the answer records
-    :func:`version_of` it.
+    ``search`` ``"complete"`` runs the complete restarts alone (:data:`SearchMode`),
+    with the same reductions; their first restart tries the moves in slot order
+    rather than the heuristic one. The answer's version is :func:`version_of` the
+    search.
     """
-    if search not in SEARCHES:
-        raise ValueError(f"search {search!r} is not one of {', '.join(SEARCHES)}")
+    if search not in SEARCH_MODES:
+        raise ValueError(f"search {search!r} is not one of {', '.join(SEARCH_MODES)}")
     if search == "complete":
         # Without the heuristic order, the schedule runs nothing but the restarts.
         chosen = reductions if reductions is not None else reductions_for(state.rules)

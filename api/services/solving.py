@@ -41,7 +41,14 @@ from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import Action, Redeal
 from gapgrid.core.replay import ReplayResult, replay, replay_from
 from gapgrid.core.rules import Rules
-from gapgrid.core.search import SOLVER_VERSION, Budget, Progress, SearchResult, solve
+from gapgrid.core.search import (
+    Budget,
+    Progress,
+    SearchMode,
+    SearchResult,
+    solve,
+    version_of,
+)
 
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 """The search time ``gapgrid solve`` and ``gapgrid hint`` allow unless told otherwise."""
@@ -205,30 +212,33 @@ class Solved:
     document: dict[str, Any]
 
 
-def search_fields(result: SearchResult | None) -> dict[str, Any]:
-    """What the solver said, in the documents' terms."""
+def search_fields(result: SearchResult | None, search: SearchMode = "whole") -> dict[str, Any]:
+    """What the solver said, in the documents' terms (``search``'s version when no search
+    ran)."""
     if result is None:
         return {"verdict": None, "positions": 0, "seconds": 0.0, "stopped_by": None,
-                "solver_version": SOLVER_VERSION}
+                "solver_version": version_of(search)}
     return {"verdict": result.verdict, "positions": result.positions,
             "seconds": round(result.seconds, 3), "stopped_by": result.stopped_by,
             "solver_version": result.version}
 
 
 def solve_position(position: Replayed, *, seconds: float, memory: int = 1 << 30,
-                   progress: Callable[[Progress], None] | None = None) -> Solved:
+                   progress: Callable[[Progress], None] | None = None,
+                   search: SearchMode = "whole") -> Solved:
     """Search from ``position`` for ``seconds`` at most: ``gapgrid solve --json``'s document.
 
     ``{..., "verdict": "won"|"lost"|"unknown", "line": [...], "positions",
     "seconds", "stopped_by", "solver_version", "budget"}``; the verdict is
-    null, and no search runs, when a move was refused.
+    null, and no search runs, when a move was refused. ``search`` is what the
+    solver runs (:data:`gapgrid.core.search.SearchMode`).
     """
     result = None
     if position.result.ok:
         result = solve(position.search_state, Budget(seconds=seconds, memory=memory),
-                       progress=progress)
+                       progress=progress, search=search)
     document = position.document()
-    document.update(search_fields(result))
+    document.update(search_fields(result, search))
     document["line"] = [] if result is None else [str(action) for action in result.line]
     document["budget"] = {"seconds": seconds}
     return Solved(position, result, document)

@@ -463,7 +463,8 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
     the file was started with; rows at a larger budget of the same study
     (deals retried since with ``--retry-unknown``) may be there too. A retry
     (``retry``) needs the same options and solver version, whatever the
-    budgets, and may work on some of the variants of the file.
+    budgets, and may work on some of the variants of the file. The solver
+    version names the search too (``18-complete``: ``--search complete``).
     """
     if retry:
         other = sorted((each for each in found.settings
@@ -478,12 +479,14 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
                             == (settings.options, settings.solver_version)
                             and each.exceeds(settings))), key=repr)
     if other:
-        advice = ("Retry it with the same options, solver version and --search" if retry else
+        advice = ("Retry it with the same options, solver version and --search, or run a "
+                  "new study of its unknown deals (another --out, --skip-decided-in it)"
+                  if retry else
                   "Resume it with the same options and budget (and the same solver version "
-                  "and --search)")
+                  "and --search), or choose another --out")
         raise StudyFileError(
             f"{path} was written with {other[0].describe()}; this study has "
-            f"{settings.describe()}. {advice}, or choose another --out")
+            f"{settings.describe()}. {advice}")
     foreign = sorted(found.variants - set(variants))
     if foreign and not retry:
         raise StudyFileError(f"{path} holds deals of {', '.join(foreign)}, which this study "
@@ -819,5 +822,7 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
 
 
 def _version_order(version: str) -> tuple[int, str]:
-    """Solver versions in numeric order (``"3"`` before ``"11"``), any other text after."""
-    return (int(version), "") if version.isdigit() else (1 << 30, version)
+    """Solver versions in numeric order (``"3"`` before ``"11"``), each with its searches
+    (``"18"``, ``"18-complete"``, ``"19"``); a version that starts with no number after."""
+    number, _, search = version.partition("-")
+    return (int(number), search) if number.isdigit() else (1 << 30, version)

@@ -25,7 +25,7 @@ from gapgrid.api.services import solving
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay
-from gapgrid.core.search import Budget, Progress
+from gapgrid.core.search import SOLVER_VERSION, Budget, Progress
 from tests.api.live import GAPGRID
 
 WON_QUICKLY = ("montana", "52", ("-o", "redeals=0"))
@@ -184,6 +184,26 @@ def test_a_full_table_is_said_and_the_search_runs_to_its_budget() -> None:
     assert code == 0 and "Unknown" in out and "filled their --memory" in out, (out, err)
     seconds = float(re.search(r"([0-9.]+) s, solver", out).group(1))  # type: ignore[union-attr]
     assert seconds >= 4
+
+
+def test_solve_search_complete_runs_the_restarts_alone_and_says_so() -> None:
+    """--search complete proves Line Up game 55 lost and wins single-round Montana game 52,
+    whose line replays; the JSON and the text name the solver version with -complete.
+    Another search is a usage error naming the two there are."""
+    variant, number, options = LOST_QUICKLY
+    document = solve_json(variant, number, *options, "--search", "complete")
+    complete = f"{SOLVER_VERSION}-complete"
+    assert (document["verdict"], document["solver_version"]) == ("lost", complete)
+    variant, number, options = WON_QUICKLY
+    document = solve_json(variant, number, *options, "--search", "complete")
+    assert (document["verdict"], document["solver_version"]) == ("won", complete)
+    rules = plugins.load_catalogue().rules(variant, {"redeals": "0"})
+    replayed = replay(rules, DealNumber(int(number)), parse_actions(document["line"]))
+    assert replayed.ok and replayed.won
+    code, out, _ = run("solve", variant, number, *options, "--search", "complete")
+    assert code == 0 and f"solver {complete})" in out, out
+    code, _, err = run("solve", variant, number, *options, "--search", "some")
+    assert code == 2 and "'whole', 'complete'" in err, err
 
 
 def test_a_refused_move_is_answered_without_a_search() -> None:

@@ -360,9 +360,10 @@ def test_resume_refuses_a_file_of_other_settings(reference: Path, tmp_path: Path
 
 def test_a_study_of_the_complete_search_records_it_and_keeps_to_it(reference: Path,
                                                                   tmp_path: Path) -> None:
-    """--search complete solves the deals with the complete restarts alone: the same verdicts
-    where both decide, each row and the summary naming the solver version with -complete.
-    Neither file may be resumed or retried with the other search."""
+    """--search complete solves the deals with the complete restarts alone: the verdicts of
+    the deals every solver decides, each row and the summary naming the solver version with
+    -complete. It resumes and retries as itself; neither file may be resumed or retried with
+    the other search."""
     out = tmp_path / "complete.csv"
     result = run("study", *STUDY, "--search", "complete", "--out", out)
     assert result.exit_code == 0, result.output
@@ -372,6 +373,18 @@ def test_a_study_of_the_complete_search_records_it_and_keeps_to_it(reference: Pa
     assert {number: verdicts[number] for number in WON | LOST} == {
         number: "won" if number in WON else "lost" for number in WON | LOST}
     assert f"solver {SOLVER_VERSION}-complete" in result.stdout
+    lines = out.read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.csv"  # an interrupted study of the complete search goes on as one
+    cut.write_text("".join(lines[:4]))
+    result = run("study", *STUDY, "--search", "complete", "--out", cut, "--resume")
+    assert result.exit_code == 0, result.output
+    assert without_timing(rows_of(cut)) == without_timing(rows)
+    if "unknown" in verdicts.values():  # and a retry of its unknown deals keeps to it
+        result = run("study", "line-up", "--deals", "6", "--budget", "60", "--max-positions",
+                     "50000", "--search", "complete", "--out", cut, "--retry-unknown")
+        assert result.exit_code == 0, result.output
+        assert {row["solver_version"] for row in rows_of(cut)} == {f"{SOLVER_VERSION}-complete"}
+        assert "retrying" in result.stderr
     for path, search in [(out, "whole"), (reference, "complete")]:
         before = path.read_bytes()
         for again in ["--resume", "--retry-unknown"]:
@@ -379,6 +392,19 @@ def test_a_study_of_the_complete_search_records_it_and_keeps_to_it(reference: Pa
             assert result.exit_code == 2, result.output
             assert "--search" in result.stderr and "-complete" in result.stderr
         assert path.read_bytes() == before
+
+
+def test_the_default_file_of_the_complete_search_is_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --out, the complete search writes study-VARIANT-...-complete.csv, so it does
+    not run into the whole search's file of the same study."""
+    monkeypatch.chdir(tmp_path)
+    for search in ["whole", "complete"]:
+        result = run("study", "line-up", "--deals", "2", "--max-positions", "500", "--search",
+                     search)
+        assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "study-line-up-complete.csv", "study-line-up.csv"]
 
 
 @pytest.mark.parametrize("content", ["", HEADER_LINE])

@@ -72,6 +72,24 @@ def test_each_deal_keeps_a_decided_row_else_the_largest_budget(tmp_path: Path) -
     assert summary.budget_text() == "10 s (60 s for 1 deal)"
 
 
+def test_a_study_of_the_complete_search_merges_as_its_own_solver(tmp_path: Path) -> None:
+    """A --search complete study (version 18-complete) decides what the whole search left
+    unknown; the merged summary names each version once, in numeric order, each search after
+    its number (not 18-complete after 19, nor 3-complete after 11)."""
+    whole = _study(tmp_path / "whole.csv", _row(1, "unknown", "18"), _row(2, "won", "18"),
+                   _row(4, "won", "3"), _row(5, "won", "19"))
+    complete = _study(tmp_path / "complete.csv", _row(1, "lost", "18-complete"),
+                      _row(6, "won", "3-complete"), _row(7, "won", "11"))
+    out = tmp_path / "merged.csv"
+    code, output = _merge(out, whole, complete)
+    assert code == 0, output
+    rows = list(iter_latest_rows(out))
+    assert (rows[0].game_number, rows[0].verdict, rows[0].solver_version) == (
+        1, "lost", "18-complete")
+    (summary,) = summarise(rows)
+    assert summary.solver_version == "3, 3-complete, 11, 18, 18-complete, 19"
+
+
 def _study_before_memory(path: Path, *rows: StudyRow) -> Path:
     """A study file as gapgrid wrote them before rows recorded the memory cap."""
     path.write_text(HEADER_BEFORE_MEMORY + "".join(row.csv_line().rsplit(",", 1)[0] + "\n"
