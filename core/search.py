@@ -27,10 +27,9 @@ import heapq
 import random
 import sys
 import time
-import typing
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, Literal, TypeVar, cast
+from typing import Final, Literal, TypeVar, cast, get_args
 
 import attrs
 
@@ -138,7 +137,7 @@ SearchMode = Literal["whole", "complete"]
   tables fill: the answer is then unknown at once, stopped by memory.
 """
 
-SEARCH_MODES: Final[tuple[SearchMode, ...]] = typing.get_args(SearchMode)
+SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
 """Every :data:`SearchMode`, the default first (the command line's choices)."""
 
 
