@@ -30,6 +30,7 @@ from gapgrid.api.services.study import (
     iter_latest_rows,
     replace_atomically,
     summarise,
+    version_order,
 )
 
 TITLE_WIDTH = 80
@@ -104,6 +105,21 @@ IMAGE_FORMATS: Final = (".png", ".svg", ".pdf")
 """The kinds of image OUT may name, by its suffix."""
 
 
+def plot_title(summaries: Sequence[Summary]) -> str:
+    """The plot's title: every solver version once, in numeric order (a merged study's
+    summary lists several), the budgets, and the larger budgets unknown deals were retried
+    under."""
+    versions = sorted({version for summary in summaries
+                       for version in summary.solver_version.split(", ")}, key=version_order)
+    budgets = sorted({summary.budget_seconds for summary in summaries})
+    retried = sorted({budget for summary in summaries for budget, _ in summary.retries},
+                     key=lambda text: float(text.split()[0]))
+    retry_text = f"; unknown deals retried at {', '.join(retried)}" if retried else ""
+    return (f"How often each game can be won: gapgrid's solver (version "
+            f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
+            f"s per deal{retry_text}")
+
+
 def plot(summaries: Sequence[Summary], out: Path) -> None:
     """Draw each study's winnable share and intervals into the image ``out`` (a PNG, SVG or
     PDF file, by its suffix), which is replaced only once the image is whole."""
@@ -138,16 +154,8 @@ def plot(summaries: Sequence[Summary], out: Path) -> None:
                     "grey: from every unknown deal lost to every unknown deal won (95 %)")
     axes.grid(axis="x", color="0.9")
     axes.set_axisbelow(True)
-    versions = sorted({summary.solver_version for summary in summaries})
-    budgets = sorted({summary.budget_seconds for summary in summaries})
-    retried = sorted({budget for summary in summaries for budget, _ in summary.retries},
-                     key=lambda text: float(text.split()[0]))
-    retry_text = f"; unknown deals retried at {', '.join(retried)}" if retried else ""
-    title = (f"How often each game can be won: gapgrid's solver (version "
-             f"{', '.join(versions)}), {' or '.join(f'{budget:g}' for budget in budgets)} "
-             f"s per deal{retry_text}")
     # Wrapped: with several retry budgets one line ran past the figure's edge.
-    axes.set_title("\n".join(textwrap.wrap(title, TITLE_WIDTH)), fontsize=10)
+    axes.set_title("\n".join(textwrap.wrap(plot_title(summaries), TITLE_WIDTH)), fontsize=10)
     figure.tight_layout()
     image = io.BytesIO()  # drawn whole before the file is touched
     figure.savefig(image, dpi=110, format=out.suffix.lower().lstrip("."))

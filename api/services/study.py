@@ -810,7 +810,7 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
             if each.budget_text() != base.budget_text():
                 retries[each.budget_text()] = retries.get(each.budget_text(), 0) + budgets[
                     group][each]
-        versions = sorted({each.solver_version for each in budgets[group]}, key=_version_order)
+        versions = sorted({each.solver_version for each in budgets[group]}, key=version_order)
         summaries.append(Summary(
             variant=group[0], options=group[1], won=counts[group]["won"],
             lost=counts[group]["lost"], unknown=counts[group]["unknown"],
@@ -821,7 +821,7 @@ def summarise(rows: Iterable[StudyRow]) -> list[Summary]:
     return summaries
 
 
-def _version_order(version: str) -> tuple[int, str]:
+def version_order(version: str) -> tuple[int, str]:
     """Solver versions in numeric order (``"3"`` before ``"11"``), each with its searches
     (``"18"``, ``"18-complete"``, ``"19"``); a version that starts with no number after."""
     number, _, search = version.partition("-")

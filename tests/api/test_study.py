@@ -986,6 +986,20 @@ def test_the_plot_command_takes_each_game_from_the_first_folder_that_has_it(
     assert out.read_bytes().startswith(b"\x89PNG")
 
 
+def test_the_plot_title_lists_each_solver_version_once_in_numeric_order(
+        tmp_path: Path) -> None:
+    """A merged study's summary lists several versions: the title names each once, 3 before
+    11, each version's searches after it (18 before 18-complete), not in text order."""
+    from gapgrid.api.study_plot import plot_title
+
+    [summary] = summarise(iter_latest_rows(six_deals(tmp_path / "s.csv")))
+    merged = attrs.evolve(summary, solver_version="11, 18-complete, 3")
+    other = attrs.evolve(summary, solver_version="18", budget_seconds=1200.0)
+    assert plot_title([merged, other]) == (
+        "How often each game can be won: gapgrid's solver (version 3, 11, 18, 18-complete), "
+        "60 or 1200 s per deal")
+
+
 @pytest.mark.parametrize(("out", "words"), [
     ("plot.txt", "names no image: its name ends in .png, .svg, .pdf"),
     ("plot", "names no image"),
