@@ -63,8 +63,13 @@ def deal_json(rules: Rules, deal: DealNumber, board: Board) -> dict[str, Any]:
     }
 
 
-def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[str, Any]:
-    """The answer of ``gapgrid verify --json``: the replay's outcome and final layout."""
+def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
+                redeals_allowed: int | None) -> dict[str, Any]:
+    """The answer of ``gapgrid verify --json``: the replay's outcome and final layout.
+
+    ``redeals_allowed`` is how many more redeals the service lets this game ask for (None:
+    no cap); where it is fewer than the rules leave, ``redeals_left`` says so.
+    """
     state = result.state
     error = result.error
     return {
@@ -75,7 +80,7 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[st
         "won": result.won,
         "moves_applied": result.applied,
         "redeals_used": state.redeals_used,
-        "redeals_left": _left(rules, state.redeals_used),
+        "redeals_left": _left(rules, state.redeals_used, redeals_allowed),
         "rows": state.board.to_rows(),
         "error": None if error is None else {
             "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
@@ -83,15 +88,16 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[st
     }
 
 
-def position_json(rules: Rules, deal: DealNumber, result: ReplayResult) -> dict[str, Any]:
+def position_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
+                  redeals_allowed: int | None) -> dict[str, Any]:
     """The answer of ``gapgrid moves --json``: the verify document without scores, plus
     what can be played in the position reached (``stuck``, ``redeal_allowed``,
     ``legal_moves``: card moves, gap by gap in slot order)."""
     state = result.state
     cells = state.board.cells
-    document = verify_json(rules, deal, result)
+    document = verify_json(rules, deal, result, redeals_allowed=redeals_allowed)
     document["stuck"] = state.is_stuck
-    document["redeal_allowed"] = state.can_redeal()
+    document["redeal_allowed"] = state.can_redeal() and redeals_allowed != 0
     legal: list[dict[str, Any]] = []
     for move in state.legal_moves():
         card = cells[move.source]
@@ -119,6 +125,10 @@ def scores_json(summary: GameSummary, schemes: Mapping[str, ScoringInfo]) -> dic
     return scores
 
 
-def _left(rules: Rules, used: int) -> int | str:
+def _left(rules: Rules, used: int, allowed: int | None) -> int | str:
     left = rules.redeals_left(used)
+    if allowed is not None and (left is None or allowed < left):
+        # The service's cap binds before the rules do. An unlimited game stays "unlimited"
+        # until the cap is reached: the cap guards the service, it is not a rule to play by.
+        return "unlimited" if left is None and allowed > 0 else allowed
     return "unlimited" if left is None else left

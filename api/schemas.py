@@ -135,7 +135,10 @@ _REPLAY: Final[dict[str, Any]] = {
                       "description": "Moves applied before the end or the refused one."},
     "redeals_used": {"type": "integer", "description": "Redeals in effect."},
     "redeals_left": {"type": ["integer", "string"],
-                     "description": "Redeals still allowed, or \"unlimited\"."},
+                     "description": f"Redeals still allowed, or \"unlimited\"; fewer "
+                                    f"than the rules leave where the cap of {MAX_REDEALS} "
+                                    f"redeals a game, undone ones included, binds first "
+                                    f"(0 once they are asked, in an unlimited game too)."},
     "rows": ROWS,
     "error": {"oneOf": [{"$ref": "#/components/schemas/RefusedMove"}, {"type": "null"}],
               "description": "The first refused move, or null when every move was legal."},

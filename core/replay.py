@@ -14,7 +14,7 @@ import attrs
 from gapgrid.core import runs
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState
-from gapgrid.core.notation import Action
+from gapgrid.core.notation import Action, Redeal
 from gapgrid.core.rules import Rules
 
 
@@ -54,6 +54,10 @@ class ReplayResult:
     undos: int
     """Undos applied."""
 
+    redeals_asked: int = 0
+    """Redeals applied, including ones later undone: what a cap on the redeals one game
+    may ask for counts."""
+
     start_cards_in_sequence: int = 0
     """Cards in runs in the position the replay started from, so that a score can tell
     whether the game made progress."""
@@ -90,6 +94,7 @@ def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
             error = IllegalAction(applied, str(action), refusal.kind, refusal.reason)
             break
         applied += 1
+    redeals_asked = sum(1 for action in actions[:applied] if isinstance(action, Redeal))
     return ReplayResult(state=engine.snapshot(), applied=applied, error=error,
                         moves_made=engine.moves_made, undos=engine.undos,
-                        start_cards_in_sequence=start_in_sequence)
+                        redeals_asked=redeals_asked, start_cards_in_sequence=start_in_sequence)

@@ -141,6 +141,12 @@ def actions_of(moves: Sequence[str]) -> list[Action]:
     return actions
 
 
+def redeals_allowed_after(result: ReplayResult) -> int:
+    """How many more redeals the game ``result`` reached may ask for under
+    :data:`MAX_REDEALS`."""
+    return max(MAX_REDEALS - result.redeals_asked, 0)
+
+
 def too_many_redeals(index: int) -> ServiceError:
     """The refusal of move ``index + 1``, a redeal past :data:`MAX_REDEALS`."""
     return invalid(f"move {index + 1:,} is redeal number {MAX_REDEALS + 1:,}: one game may "
@@ -284,7 +290,8 @@ def verify(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[str
 
 def _scored(rules: Rules, game: DealNumber, result: ReplayResult, summary: GameSummary,
             schemes: Mapping[str, ScoringInfo]) -> dict[str, Any]:
-    document = json_documents.verify_json(rules, game, result)
+    document = json_documents.verify_json(rules, game, result,
+                                          redeals_allowed=redeals_allowed_after(result))
     document["scores"] = json_documents.scores_json(summary, schemes) if result.ok else None
     return document
 
@@ -314,7 +321,8 @@ def position(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[s
     rules = game_rules(catalogue, variant, options)
     game = game_number(deal)
     result = replay(rules, game, actions_of(moves))
-    return Position(rules, game, result, json_documents.position_json(rules, game, result))
+    return Position(rules, game, result, json_documents.position_json(
+        rules, game, result, redeals_allowed=redeals_allowed_after(result)))
 
 
 # -- moves as they come (the command line's standard input) ----------------------------------
@@ -344,7 +352,8 @@ def position_stream(catalogue: Catalogue, *, variant: str, deal: str, moves: Ite
     rules = game_rules(catalogue, variant, options)
     game = game_number(deal)
     result = replay_stream(rules, game, moves, max_moves)
-    return Position(rules, game, result, json_documents.position_json(rules, game, result))
+    return Position(rules, game, result, json_documents.position_json(
+        rules, game, result, redeals_allowed=redeals_allowed_after(result)))
 
 
 def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_moves: int
