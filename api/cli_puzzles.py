@@ -31,6 +31,7 @@ from gapgrid.api import cli_support, render
 from gapgrid.api.cli_support import (
     FiniteFloatRange,
     SetupError,
+    Unavailable,
     WholeNumberRange,
     database_faults_said,
     echo_json,
@@ -45,7 +46,7 @@ from gapgrid.api.config import (
 )
 from gapgrid.api.services import games
 from gapgrid.api.services.certify import CertifyBudget
-from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService, utc_now
 from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue
@@ -119,6 +120,10 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
         with database_faults_said():
             document = puzzle_service(ctx).solution(date, variant)
     except ServiceError as error:
+        if error.fault is Fault.NOT_FOUND and error.title is not None:
+            # "Solution not open yet" or "No solution known": a day with a puzzle, so DATE
+            # is right, and a usage block would say it is not
+            raise Unavailable(error.message) from None
         if error.field[:1] == ("date",):  # here DATE is an argument, not --date
             raise click.BadParameter(error.message, param_hint="DATE") from None
         raise

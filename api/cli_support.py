@@ -85,18 +85,32 @@ class SetupError(click.ClickException):
     "environment", ...}}`` on standard output under ``--json``."""
 
     exit_code = EXIT_USAGE
+    kind = "environment"
+    """The error document's ``kind`` under ``--json``."""
 
     def show(self, file: IO[Any] | None = None) -> None:
         """Print ``gapgrid: <the reason>``."""
         click.echo(f"gapgrid: {self.format_message()}", err=True)
 
 
+class Unavailable(SetupError):
+    """What the arguments ask for is not there yet, or not at all (the solution of a day not
+    over): one line and exit status 2 as a :class:`SetupError`, not a usage block, since
+    the arguments are well formed; ``kind`` ``"unavailable"`` under ``--json``."""
+
+    kind = "unavailable"
+
+
 class JsonSetupError(SetupError):
     """A :class:`SetupError` under ``--json``."""
 
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
     def show(self, file: IO[Any] | None = None) -> None:
         """Print the error document on standard output."""
-        echo_json({"error": {"kind": "environment", "message": self.message}})
+        echo_json({"error": {"kind": self.kind, "message": self.message}})
 
 
 class GapgridCommand(click.Command):
@@ -173,7 +187,7 @@ class GapgridGroup(click.Group):
                 raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
             if as_json and isinstance(error, SetupError) and not isinstance(
                     error, JsonSetupError):
-                raise JsonSetupError(error.message) from None
+                raise JsonSetupError(error.message, error.kind) from None
             raise
 
 

@@ -116,8 +116,16 @@ def test_the_solution_opens_after_the_day(instance: Path) -> None:
     code, out, _ = run("solution", yesterday.isoformat(), "line-up")
     assert code == 0 and " ".join(solution["line"]) in out
     assert out.startswith(f"Line Up, puzzle of {yesterday.isoformat()}: game ")  # as daily
-    code, _, err = run("solution", today().isoformat(), "line-up")
-    assert code == 2 and "opens when the day is over" in err and "DATE" in err
+    # today's is refused in one line, exit 2, without a usage block: DATE is right
+    code, out, err = run("solution", today().isoformat(), "line-up")
+    assert code == 2 and err.startswith("gapgrid: the solution of the line-up puzzle of ")
+    assert "opens when the day is over" in err and "Usage" not in err and not out
+    code, out, err = run("solution", today().isoformat(), "line-up", "--json")
+    assert code == 2 and json.loads(out)["error"]["kind"] == "unavailable"
+    assert "opens when the day is over" in json.loads(out)["error"]["message"]
+    # a day with no puzzle is still a usage error naming DATE
+    code, _, err = run("solution", "2020-01-01", "line-up")
+    assert code == 2 and "Invalid value for DATE: puzzles start on" in err
 
 
 def test_prepare_leaves_a_coming_day_unmade_when_no_candidate_is_won(instance: Path) -> None:
