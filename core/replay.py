@@ -83,6 +83,11 @@ def replay_from(state: GameState, actions: Sequence[Action]) -> ReplayResult:
     return _run(Engine.from_state(state), actions)
 
 
+def redeals_in(actions: Sequence[Action]) -> int:
+    """How many of ``actions`` are redeals."""
+    return sum(1 for action in actions if isinstance(action, Redeal))
+
+
 def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
     start_in_sequence = runs.cards_in_sequence(engine.rules.layout, engine.cells)
     error = None
@@ -94,7 +99,7 @@ def _run(engine: Engine, actions: Sequence[Action]) -> ReplayResult:
             error = IllegalAction(applied, str(action), refusal.kind, refusal.reason)
             break
         applied += 1
-    redeals_asked = sum(1 for action in actions[:applied] if isinstance(action, Redeal))
     return ReplayResult(state=engine.snapshot(), applied=applied, error=error,
                         moves_made=engine.moves_made, undos=engine.undos,
-                        redeals_asked=redeals_asked, start_cards_in_sequence=start_in_sequence)
+                        redeals_asked=redeals_in(actions[:applied]),
+                        start_cards_in_sequence=start_in_sequence)

@@ -38,8 +38,8 @@ from gapgrid.core.board import Board, BoardError
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import Engine, GameState, new_game
-from gapgrid.core.notation import Action, Redeal
-from gapgrid.core.replay import ReplayResult, replay, replay_from
+from gapgrid.core.notation import Action
+from gapgrid.core.replay import ReplayResult, redeals_in, replay, replay_from
 from gapgrid.core.rules import Rules
 from gapgrid.core.search import (
     Budget,
@@ -93,10 +93,6 @@ class Replayed:
 
     result: ReplayResult
 
-    redeals_asked: int = 0
-    """The redeals among the actions that led here, undone ones included: a game may ask
-    for :data:`games.MAX_REDEALS` at most."""
-
     @property
     def state(self) -> GameState:
         """The position reached (before the refused move, if one was refused)."""
@@ -104,8 +100,9 @@ class Replayed:
 
     @property
     def redeals_allowed(self) -> int:
-        """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`."""
-        return max(games.MAX_REDEALS - self.redeals_asked, 0)
+        """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`
+        (the redeals that led here count, undone ones included)."""
+        return games.redeals_allowed_after(self.result)
 
     @property
     def search_state(self) -> GameState:
@@ -134,14 +131,7 @@ def replayed(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[s
     """The position ``moves`` lead to in game ``deal`` of ``variant``."""
     rules = games.game_rules(catalogue, variant, options)
     game = games.game_number(deal)
-    actions = games.actions_of(moves)
-    return Replayed(rules, game, replay(rules, game, actions),
-                    redeals_asked=redeals_in(actions))
-
-
-def redeals_in(actions: Sequence[Action]) -> int:
-    """How many of ``actions`` are redeals."""
-    return sum(1 for action in actions if isinstance(action, Redeal))
+    return Replayed(rules, game, replay(rules, game, games.actions_of(moves)))
 
 
 def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: Sequence[str] = (),
