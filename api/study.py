@@ -643,9 +643,16 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                     f"a worker solved game {row.game_number} with solver version "
                     f"{row.solver_version}, this command has version {version}: "
                     f"install the same gapgrid on every worker")
+            try:
+                line = row.csv_line()
+            except StudyFileError as error:  # a solver's fault: the file stays readable
+                raise click.ClickException(
+                    f"game {row.game_number}'s row is not one a study file may hold "
+                    f"({error}), so it is not written: the rows so far are in "
+                    f"{handle.name}") from None
             # One write per whole line, flushed at once: a crash leaves whole rows and
             # at worst one partial last line, which resuming cuts off.
-            handle.write(row.csv_line().encode())
+            handle.write(line.encode())
             handle.flush()
             bar.update(1)
     except KeyboardInterrupt:

@@ -153,14 +153,25 @@ class StudyRow:
                              budget_positions=self.budget_positions)
 
     def csv_line(self) -> str:
-        """The row as one CSV line, ending in a newline (no field holds a newline)."""
+        """The row as one CSV line, ending in a newline (no field holds a newline).
+
+        :class:`StudyFileError` for a row that reading the file would refuse (see
+        :func:`_check_plausible`, and :data:`MAX_LINE_BYTES`): such a row is never written,
+        since the file could then not be resumed, summed up or merged.
+        """
+        _check_plausible(self)
         fields = [self.variant, self.options, str(self.game_number), self.verdict,
                   str(self.line_length), str(self.positions), f"{self.seconds:.3f}",
                   self.stopped_by, self.solver_version, f"{self.budget_seconds:g}",
                   "" if self.budget_positions is None else str(self.budget_positions),
                   self.line,
                   "" if self.budget_memory_mib is None else str(self.budget_memory_mib)]
-        return _csv_line(fields)
+        text = _csv_line(fields)
+        if len(text.encode()) >= MAX_LINE_BYTES:
+            raise StudyFileError(f"the row of game {self.game_number} takes "
+                                 f"{len(text.encode()):,} bytes: a study file's rows are "
+                                 f"shorter than {MAX_LINE_BYTES:,}")
+        return text
 
     @classmethod
     def from_fields(cls, fields: list[str], columns: tuple[str, ...] = COLUMNS) -> StudyRow:

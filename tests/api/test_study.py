@@ -1132,6 +1132,27 @@ def test_a_row_no_study_writes_is_refused(reference: Path, tmp_path: Path, colum
     assert f"line {won + 2}" in result.stderr and words in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize(("change", "words"), [
+    ({"line_length": 2}, "a won row with line_length 2 and 1 actions"),
+    ({"line": "undo", "line_length": 1}, "its line holds 'undo'"),
+    ({"positions": -1}, "positions -1 is not a count"),
+    ({"line": " ".join(["redeal"] * 150_000), "line_length": 150_000},
+     "a study file's rows are shorter than 1,048,576"),
+])
+def test_a_row_reading_would_refuse_is_never_written(change: dict[str, object],
+                                                     words: str) -> None:
+    """The rows a study writes pass the checks reading them makes: a row that would not (a
+    solver's fault) is refused before it reaches the file, which a resume, a summary or a
+    merge would then refuse whole."""
+    won = StudyRow(variant="line-up", options="", game_number=1, verdict="won",
+                   line_length=1, positions=10, seconds=0.5, stopped_by="",
+                   solver_version=SOLVER_VERSION, budget_seconds=60.0, budget_positions=None,
+                   line="13-0")
+    assert won.csv_line().endswith(",13-0,\n")
+    with pytest.raises(StudyFileError, match=words):
+        attrs.evolve(won, **change).csv_line()
+
+
 def test_a_line_in_a_won_row_is_actions_without_undo(reference: Path, tmp_path: Path) -> None:
     """A solver's line never holds ``undo``, and each action is in gapgrid's notation."""
     row = next(row for row in rows_of(reference) if row["verdict"] == "won")
