@@ -46,8 +46,15 @@ from gapgrid.api.config import (
 )
 from gapgrid.api.services import games
 from gapgrid.api.services.certify import CertifyBudget
-from gapgrid.api.services.errors import Fault, ServiceError
-from gapgrid.api.services.puzzles import PREPARE_BUDGET, Prepared, PuzzleService, utc_now
+from gapgrid.api.services.errors import ServiceError
+from gapgrid.api.services.puzzles import (
+    NO_SOLUTION_KNOWN,
+    PREPARE_BUDGET,
+    SOLUTION_NOT_OPEN,
+    Prepared,
+    PuzzleService,
+    utc_now,
+)
 from gapgrid.core.board import Board
 from gapgrid.core.catalogue import Catalogue
 
@@ -120,9 +127,8 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
         with database_faults_said():
             document = puzzle_service(ctx).solution(date, variant)
     except ServiceError as error:
-        if error.fault is Fault.NOT_FOUND and error.title is not None:
-            # "Solution not open yet" or "No solution known": a day with a puzzle, so DATE
-            # is right, and a usage block would say it is not
+        if error.title in (SOLUTION_NOT_OPEN, NO_SOLUTION_KNOWN):
+            # a day with a puzzle, so DATE is right, and a usage block would say it is not
             raise Unavailable(error.message) from None
         if error.field[:1] == ("date",):  # here DATE is an argument, not --date
             raise click.BadParameter(error.message, param_hint="DATE") from None

@@ -64,11 +64,12 @@ def deal_json(rules: Rules, deal: DealNumber, board: Board) -> dict[str, Any]:
 
 
 def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
-                redeals_allowed: int | None) -> dict[str, Any]:
+                redeals_cap_left: int) -> dict[str, Any]:
     """The answer of ``gapgrid verify --json``: the replay's outcome and final layout.
 
-    ``redeals_allowed`` is how many more redeals the service lets this game ask for (None:
-    no cap); where it is fewer than the rules leave, ``redeals_left`` says so.
+    ``redeals_left`` is what the rules leave (the scores count it); ``redeals_cap_left``,
+    how many more redeals the service lets this game ask for, undone ones included,
+    whatever the rules allow: a game may ask for a redeal when both are above 0.
     """
     state = result.state
     error = result.error
@@ -80,7 +81,8 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
         "won": result.won,
         "moves_applied": result.applied,
         "redeals_used": state.redeals_used,
-        "redeals_left": _left(rules, state.redeals_used, redeals_allowed),
+        "redeals_left": _left(rules, state.redeals_used),
+        "redeals_cap_left": redeals_cap_left,
         "rows": state.board.to_rows(),
         "error": None if error is None else {
             "index": error.index, "move": error.move, "kind": error.kind, "reason": error.reason,
@@ -89,15 +91,15 @@ def verify_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
 
 
 def position_json(rules: Rules, deal: DealNumber, result: ReplayResult, *,
-                  redeals_allowed: int | None) -> dict[str, Any]:
+                  redeals_cap_left: int) -> dict[str, Any]:
     """The answer of ``gapgrid moves --json``: the verify document without scores, plus
     what can be played in the position reached (``stuck``, ``redeal_allowed``,
     ``legal_moves``: card moves, gap by gap in slot order)."""
     state = result.state
     cells = state.board.cells
-    document = verify_json(rules, deal, result, redeals_allowed=redeals_allowed)
+    document = verify_json(rules, deal, result, redeals_cap_left=redeals_cap_left)
     document["stuck"] = state.is_stuck
-    document["redeal_allowed"] = state.can_redeal() and redeals_allowed != 0
+    document["redeal_allowed"] = state.can_redeal() and redeals_cap_left > 0
     legal: list[dict[str, Any]] = []
     for move in state.legal_moves():
         card = cells[move.source]
@@ -125,10 +127,6 @@ def scores_json(summary: GameSummary, schemes: Mapping[str, ScoringInfo]) -> dic
     return scores
 
 
-def _left(rules: Rules, used: int, allowed: int | None) -> int | str:
+def _left(rules: Rules, used: int) -> int | str:
     left = rules.redeals_left(used)
-    if allowed is not None and (left is None or allowed < left):
-        # The service's cap binds before the rules do. An unlimited game stays "unlimited"
-        # until the cap is reached: the cap guards the service, it is not a rule to play by.
-        return "unlimited" if left is None and allowed > 0 else allowed
     return "unlimited" if left is None else left

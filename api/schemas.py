@@ -135,10 +135,12 @@ _REPLAY: Final[dict[str, Any]] = {
                       "description": "Moves applied before the end or the refused one."},
     "redeals_used": {"type": "integer", "description": "Redeals in effect."},
     "redeals_left": {"type": ["integer", "string"],
-                     "description": f"Redeals still allowed, or \"unlimited\"; fewer "
-                                    f"than the rules leave where the cap of {MAX_REDEALS} "
-                                    f"redeals a game, undone ones included, binds first "
-                                    f"(0 once they are asked, in an unlimited game too)."},
+                     "description": "Redeals the rules still allow, or \"unlimited\"."},
+    "redeals_cap_left": {"type": "integer", "minimum": 0, "maximum": MAX_REDEALS,
+                         "description": f"Redeals this game may still ask for under the "
+                                        f"cap of {MAX_REDEALS} a game, undone ones "
+                                        f"included, whatever the rules allow: a redeal "
+                                        f"needs both counts above 0."},
     "rows": ROWS,
     "error": {"oneOf": [{"$ref": "#/components/schemas/RefusedMove"}, {"type": "null"}],
               "description": "The first refused move, or null when every move was legal."},

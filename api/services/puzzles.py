@@ -157,6 +157,13 @@ def make_puzzle(catalogue: Catalogue, secret: str, date: datetime.date,
     }
 
 
+SOLUTION_NOT_OPEN: Final = "Solution not open yet"
+"""The heading of the refusal of a solution whose day is not over."""
+
+NO_SOLUTION_KNOWN: Final = "No solution known"
+"""The heading of the refusal of a solution of a puzzle that is not certified."""
+
+
 def utc_now() -> datetime.datetime:
     """The current time, timezone-aware UTC."""
     return datetime.datetime.now(datetime.UTC)
@@ -515,12 +522,12 @@ class PuzzleService:
             raise ServiceError(f"the solution of the {entry.slug} puzzle of {date} opens when "
                                f"the day is over, at {iso(ends)} (UTC)",
                                fault=Fault.NOT_FOUND, field=("date",),
-                               title="Solution not open yet")
+                               title=SOLUTION_NOT_OPEN)
         body, certificate = self._certified(date, entry)
         if certificate is None or not certificate.certified:
             raise ServiceError(f"no winning line is known for the {entry.slug} puzzle of "
                                f"{date}: it is not certified", fault=Fault.NOT_FOUND,
-                               field=("date",), title="No solution known")
+                               field=("date",), title=NO_SOLUTION_KNOWN)
         document = puzzle_document(body, certificate)
         return {"puzzle": body["id"], "date": body["date"], "variant": body["variant"],
                 "deal": body["deal"], "options": body["options"], "certified": True,

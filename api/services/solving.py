@@ -120,7 +120,7 @@ class Replayed:
         """The replay's fields, as ``gapgrid verify --json`` has them (``deal`` null for a
         layout)."""
         document = json_documents.verify_json(self.rules, self.deal or LAYOUT_PLACEHOLDER_DEAL,
-                                              self.result, redeals_allowed=self.redeals_allowed)
+                                              self.result, redeals_cap_left=self.redeals_allowed)
         if self.deal is None:
             document["deal"] = None
         return document

@@ -272,8 +272,8 @@ def test_moves_json_lists_the_legal_moves() -> None:
     assert code == 0
     data = json.loads(output)
     assert list(data) == ["variant", "deal", "options", "ok", "won", "moves_applied",
-                          "redeals_used", "redeals_left", "rows", "error", "stuck",
-                          "redeal_allowed", "legal_moves"]
+                          "redeals_used", "redeals_left", "redeals_cap_left", "rows", "error",
+                          "stuck", "redeal_allowed", "legal_moves"]
     assert (data["ok"], data["moves_applied"], data["stuck"], data["redeal_allowed"]) == (
         True, 1, False, True)
     targets = [move["target"] for move in data["legal_moves"]]

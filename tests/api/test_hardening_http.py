@@ -90,32 +90,33 @@ def test_a_game_may_ask_for_500_redeals_and_no_more(client: FlaskClient) -> None
         assert "at most 500 redeals" in found["detail"]
 
 
-@pytest.mark.parametrize(("redeals", "moves", "left", "allowed"), [
-    ("unlimited", ["redeal", "undo"] * 499, "unlimited", True),
-    ("unlimited", ["redeal", "undo"] * 500, 0, False),  # the 501st would be refused
-    ("unlimited", ["redeal"] * 500, 0, False),
-    ("999", ["redeal"] * 10, 490, True),  # the cap leaves fewer than the rules' 989
-    ("999", ["redeal", "undo"] * 500, 0, False),
-    ("20", ["redeal", "undo"] * 490, 10, True),  # the rules leave 20, the cap 10
-    ("20", ["redeal", "undo"] * 3, 20, True),  # the rules bind first: undone ones are back
+@pytest.mark.parametrize(("redeals", "moves", "left", "cap_left", "allowed"), [
+    ("unlimited", ["redeal", "undo"] * 499, "unlimited", 1, True),
+    ("unlimited", ["redeal", "undo"] * 500, "unlimited", 0, False),  # a 501st is refused
+    ("unlimited", ["redeal"] * 500, "unlimited", 0, False),
+    ("999", ["redeal"] * 10, 989, 490, True),
+    ("999", ["redeal", "undo"] * 500, 999, 0, False),  # undone: the rules give them back
+    ("20", ["redeal", "undo"] * 3, 20, 497, True),
+    ("20", ["redeal"] * 20, 0, 480, False),  # the rules bind first
+    # a refused move: the redeals after it are not counted, the position is before it
+    ("unlimited", ["redeal"] * 3 + ["0-0"] + ["redeal"] * 497, "unlimited", 497, True),
 ])
 def test_the_documents_count_the_redeals_the_cap_still_allows(
-        client: FlaskClient, redeals: str, moves: list[str], left: int | str,
+        client: FlaskClient, redeals: str, moves: list[str], left: int | str, cap_left: int,
         allowed: bool) -> None:
-    """Where the cap of 500 redeals a game leaves fewer than the rules do, verify and moves
-    say so: ``redeals_left`` counts what the cap allows (an unlimited game says 0 once the
-    500 are asked) and ``redeal_allowed`` is false, so that a page offers no redeal the API
+    """Beside the rules' ``redeals_left`` (which the scores count), verify and moves say
+    how many redeals the cap of 500 a game still allows (``redeals_cap_left``), and
+    ``redeal_allowed`` is false once either is 0, so that a page offers no redeal the API
     would then refuse."""
     game = {"variant": "double-blue-moon", "deal": "7", "options": {"redeals": redeals}}
-    verified = client.post("/v1/verify", json={**game, "moves": moves})
-    assert verified.status_code == 200, verified.get_json()
-    assert verified.get_json()["redeals_left"] == left
-    position = client.post("/v1/moves", json={**game, "moves": moves})
-    assert position.status_code == 200, position.get_json()
-    assert (position.get_json()["redeals_left"], position.get_json()["redeal_allowed"]) == (
-        left, allowed)
-    after = client.post("/v1/verify", json={**game, "moves": [*moves, "redeal"]})
-    assert after.status_code == (200 if allowed else 422)
+    verified = client.post("/v1/verify", json={**game, "moves": moves}).get_json()
+    position = client.post("/v1/moves", json={**game, "moves": moves}).get_json()
+    for document in (verified, position):
+        assert (document["redeals_left"], document["redeals_cap_left"]) == (left, cap_left)
+    assert position["redeal_allowed"] is allowed
+    if verified["ok"]:  # one more redeal is played, or refused by the cap or the rules
+        after = client.post("/v1/verify", json={**game, "moves": [*moves, "redeal"]})
+        assert (after.status_code == 200 and after.get_json()["ok"]) is allowed
 
 
 def test_an_absurd_page_number_gets_a_clear_message(client: FlaskClient) -> None:

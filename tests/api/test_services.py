@@ -53,8 +53,12 @@ def test_a_stored_answer_scores_as_the_game_does(catalogue: Catalogue,
                                                  elapsed: float | None) -> None:
     """A scheme scoring a stored answer (to rank submissions made before it was loaded)
     gives what it gives when it scores the replay itself, for every golden game, given the
-    deal's cards in sequence (which the puzzle's rows tell)."""
-    for record in golden_games():
+    deal's cards in sequence (which the puzzle's rows tell); also where the cap on the
+    redeals a game asks for leaves fewer than the rules do (the scores count the rules')."""
+    near_the_cap = [  # 499 redeals asked and undone: the rules' 2 are left, the cap's 1
+        {"variant": "montana", "deal": "7", "moves": ["redeal", "undo"] * 499},
+        {"variant": "montana", "deal": "7", "moves": ["redeal", "undo"] * 499 + ["redeal"]}]
+    for record in [*golden_games(), *near_the_cap]:
         verified = games.verify(catalogue, variant=record["variant"], deal=record["deal"],
                                 moves=record["moves"], elapsed=elapsed)
         answer = {"result": verified.document, "elapsed_seconds": elapsed}

@@ -462,9 +462,9 @@ def test_no_line_asks_for_a_redeal_past_the_cap_of_a_game(catalogue: Any) -> Non
         solved = solving.solve_position(position, seconds=30.0).document
         hinted = solving.hint(position, seconds=30.0).document
         assert solved["verdict"] == hinted["verdict"] == "won"
-        # the documents count the redeal the cap still allows, not the rules' unlimited ones
-        assert solved["redeals_left"] == hinted["redeals_left"] == (
-            "unlimited" if redeals_allowed else 0)
+        # the documents say what the cap still allows, beside the rules' unlimited redeals
+        assert solved["redeals_cap_left"] == hinted["redeals_cap_left"] == redeals_allowed
+        assert solved["redeals_left"] == hinted["redeals_left"] == "unlimited"
         line = solved["line"]
         assert line.count("redeal") <= redeals_allowed
         assert (hinted["next"], hinted["remaining"]) == (line[0], len(line))  # the same line
