@@ -645,8 +645,9 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                     f"install the same gapgrid on every worker")
             try:
                 line = row.csv_line()
-            except StudyFileError as error:  # a solver's fault: the file stays readable
-                raise click.ClickException(
+            except StudyFileError as error:
+                # a solver's bug (an internal error, exit 3): the file stays readable
+                raise RuntimeError(
                     f"game {row.game_number}'s row is not one a study file may hold "
                     f"({error}), so it is not written: the rows so far are in "
                     f"{handle.name}") from None

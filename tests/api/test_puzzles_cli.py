@@ -128,6 +128,19 @@ def test_the_solution_opens_after_the_day(instance: Path) -> None:
     assert code == 2 and "Invalid value for DATE: puzzles start on" in err
 
 
+def test_the_solution_of_an_uncertified_puzzle_says_none_is_known(instance: Path) -> None:
+    """A past day whose puzzle was stored uncertified (too small a budget) has no line to
+    show: said in one line, exit 2, not as a usage error about a right DATE."""
+    yesterday = (today() - datetime.timedelta(days=1)).isoformat()
+    tiny = ["--variant", "rectangular-rovers", "--positions", "1000", "--seconds", "1"]
+    [row] = prepare("--from", yesterday, "--days", "1", *tiny)
+    assert not row["puzzle"]["certified"]
+    code, out, err = run("solution", yesterday, "rectangular-rovers")
+    assert code == 2 and not out and "Usage" not in err
+    assert err.startswith("gapgrid: no winning line is known for the rectangular-rovers "
+                          f"puzzle of {yesterday}: it is not certified")
+
+
 def test_prepare_leaves_a_coming_day_unmade_when_no_candidate_is_won(instance: Path) -> None:
     """Too small a budget for Rectangular Rovers: tomorrow's puzzle is not stored (a later run
     may try more candidates), while today's, which is served, is stored uncertified."""

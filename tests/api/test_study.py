@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import attrs
@@ -46,6 +46,7 @@ from gapgrid.api.services.study import (
     summarise,
     wilson_interval,
 )
+from gapgrid.api.study_stop import Stop
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
@@ -1151,6 +1152,26 @@ def test_a_row_reading_would_refuse_is_never_written(change: dict[str, object],
     assert won.csv_line().endswith(",13-0,\n")
     with pytest.raises(StudyFileError, match=words):
         attrs.evolve(won, **change).csv_line()
+
+
+def test_a_faulty_row_stops_the_study_with_the_rows_before_it_kept(tmp_path: Path) -> None:
+    """A row reading would refuse (a solver's bug) stops the writing, as an internal error,
+    with the rows before it whole in the file and the faulty one not in it."""
+    good = StudyRow(variant="line-up", options="", game_number=1, verdict="won",
+                    line_length=1, positions=10, seconds=0.5, stopped_by="",
+                    solver_version=SOLVER_VERSION, budget_seconds=60.0, budget_positions=None,
+                    line="13-0")
+    faulty = attrs.evolve(good, game_number=2, line_length=2)
+
+    def runner(tasks: object) -> Iterator[StudyRow]:  # a solver with a bug, for this test
+        yield from (good, faulty)
+
+    out = tmp_path / "s.csv"
+    with ExitStack() as stack, out.open("wb") as handle:
+        handle.write(HEADER_LINE.encode())
+        with pytest.raises(RuntimeError, match="game 2's row is not one a study file may "):
+            study_module._write_rows(stack, handle, runner, [], 2, 0, Stop(), SOLVER_VERSION)
+    assert [row.game_number for _, row in iter_rows(out)] == [1]
 
 
 def test_a_line_in_a_won_row_is_actions_without_undo(reference: Path, tmp_path: Path) -> None:
