@@ -29,7 +29,7 @@ class Example:
 
 
 _TOKEN: Final = ('eyJwIjoiMjAyNi0xMS0zMC1tb250YW5hIiwidCI6MTc5NjA0MDAwMDAwMCwi'
-          'biI6ImM5YTA3OGNiYmVjMiIsInUiOiJhbm4ifQ.axRYaw.kV6gOzzpXd5u4pr14rMWLOr1TOA')
+          'biI6IjBhNzlhN2M1ZjFmZiIsInUiOiJhbm4ifQ.axRZeA.778qbub-TZc8oR4k4ALVu-lw7l4')
 """The start token of the examples (signed with the example secret)."""
 
 
@@ -574,7 +574,7 @@ EXAMPLES: Final[dict[str, Example]] = {
                   'error': None,
                   'verdict': 'won',
                   'positions': 124,
-                  'seconds': 0.011,
+                  'seconds': 0.007,
                   'stopped_by': None,
                   'solver_version': '18',
                   'next': '15-27',
@@ -734,7 +734,7 @@ EXAMPLES: Final[dict[str, Example]] = {
         status=201,
         request={'player': 'Ann'},
         response={'player': 'Ann',
-                  'token': 'lxMk8EwIMzx4POlNP_4AzJQ2MZdjlaLNE9jCSpf8tvs',
+                  'token': 'vXYx8ZHXBjscc1QqQwAfSFFaUyEsO91vxVTQWVt1Ed8',
                   'registered_at': '2026-11-30T12:00:00Z'}),
     'post_start': Example(
         summary="A start token for today's Montana, for Ann (sent with her player token).",
@@ -891,12 +891,12 @@ EXAMPLES: Final[dict[str, Example]] = {
         summary='This document, cut to its first lines.',
         status=200,
         response={'openapi': '3.1.0',
-                  'info': {'title': 'gapgrid puzzle API', 'version': '0.1.0'},
+                  'info': {'title': 'gapgrid puzzle API', 'version': '0.2.0'},
                   'paths': {}}),
     'get_health': Example(
         summary='A ready process.',
         status=200,
-        response={'status': 'ok', 'version': '0.1.0', 'database': 'reachable'}),
+        response={'status': 'ok', 'version': '0.2.0', 'database': 'reachable'}),
     'get_index': Example(
         summary="The index on the examples' day, its daily list cut to its first entry here.",
         status=200,

@@ -9,6 +9,7 @@ as in the test that replays the examples.
 from __future__ import annotations
 
 import datetime
+import importlib.metadata
 import pprint
 import tempfile
 import textwrap
@@ -128,7 +129,8 @@ def exchanges(client: FlaskClient) -> tuple[dict[str, dict[str, Any]], str]:
     recorder.examples["get_openapi"] = {
         "summary": "This document, cut to its first lines.", "status": 200, "parameters": {},
         "request": None, "response": {"openapi": "3.1.0", "info": {
-            "title": "gapgrid puzzle API", "version": "0.1.0"}, "paths": {}}}
+            "title": "gapgrid puzzle API", "version": importlib.metadata.version("gapgrid")},
+        "paths": {}}}
     record("get_health", "A ready process.", "GET", "/v1/health", 200)
     index = record("get_index", "The index on the examples' day, its daily list cut to its "
                    "first entry here.", "GET", "/v1/", 200)
