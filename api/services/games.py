@@ -141,7 +141,7 @@ def actions_of(moves: Sequence[str]) -> list[Action]:
     return actions
 
 
-def redeals_allowed_after(result: ReplayResult) -> int:
+def redeals_cap_left(result: ReplayResult) -> int:
     """How many more redeals the game ``result`` reached may ask for under
     :data:`MAX_REDEALS`."""
     return max(MAX_REDEALS - result.redeals_asked, 0)
@@ -291,7 +291,7 @@ def verify(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[str
 def _scored(rules: Rules, game: DealNumber, result: ReplayResult, summary: GameSummary,
             schemes: Mapping[str, ScoringInfo]) -> dict[str, Any]:
     document = json_documents.verify_json(rules, game, result,
-                                          redeals_cap_left=redeals_allowed_after(result))
+                                          redeals_cap_left=redeals_cap_left(result))
     document["scores"] = json_documents.scores_json(summary, schemes) if result.ok else None
     return document
 
@@ -322,7 +322,7 @@ def position(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[s
     game = game_number(deal)
     result = replay(rules, game, actions_of(moves))
     return Position(rules, game, result, json_documents.position_json(
-        rules, game, result, redeals_cap_left=redeals_allowed_after(result)))
+        rules, game, result, redeals_cap_left=redeals_cap_left(result)))
 
 
 # -- moves as they come (the command line's standard input) ----------------------------------
@@ -353,7 +353,7 @@ def position_stream(catalogue: Catalogue, *, variant: str, deal: str, moves: Ite
     game = game_number(deal)
     result = replay_stream(rules, game, moves, max_moves)
     return Position(rules, game, result, json_documents.position_json(
-        rules, game, result, redeals_cap_left=redeals_allowed_after(result)))
+        rules, game, result, redeals_cap_left=redeals_cap_left(result)))
 
 
 def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_moves: int

@@ -102,7 +102,7 @@ class Replayed:
     def redeals_allowed(self) -> int:
         """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`
         (the redeals that led here count, undone ones included)."""
-        return games.redeals_allowed_after(self.result)
+        return games.redeals_cap_left(self.result)
 
     @property
     def search_state(self) -> GameState:
