@@ -48,11 +48,10 @@ from gapgrid.api.services import games
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.puzzles import (
-    NO_SOLUTION_KNOWN,
     PREPARE_BUDGET,
-    SOLUTION_NOT_OPEN,
     Prepared,
     PuzzleService,
+    SolutionUnavailable,
     utc_now,
 )
 from gapgrid.core.board import Board
@@ -126,10 +125,10 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
     try:
         with database_faults_said():
             document = puzzle_service(ctx).solution(date, variant)
+    except SolutionUnavailable as error:
+        # a day with a puzzle, so DATE is right, and a usage block would say it is not
+        raise Unavailable(error.message) from None
     except ServiceError as error:
-        if error.title in (SOLUTION_NOT_OPEN, NO_SOLUTION_KNOWN):
-            # a day with a puzzle, so DATE is right, and a usage block would say it is not
-            raise Unavailable(error.message) from None
         if error.field[:1] == ("date",):  # here DATE is an argument, not --date
             raise click.BadParameter(error.message, param_hint="DATE") from None
         raise

@@ -164,6 +164,12 @@ NO_SOLUTION_KNOWN: Final = "No solution known"
 """The heading of the refusal of a solution of a puzzle that is not certified."""
 
 
+class SolutionUnavailable(ServiceError):
+    """A served day's solution cannot be given (yet): the day is not over, or its puzzle
+    is not certified. A not-found refusal, as any other, for the HTTP API; its own class
+    so that a caller can tell it from a wrong day or variant without reading its title."""
+
+
 def utc_now() -> datetime.datetime:
     """The current time, timezone-aware UTC."""
     return datetime.datetime.now(datetime.UTC)
@@ -519,15 +525,16 @@ class PuzzleService:
         entry = games.find_entry(self.catalogue, variant)
         _, ends = day_bounds(date)
         if self.clock() < ends:
-            raise ServiceError(f"the solution of the {entry.slug} puzzle of {date} opens when "
-                               f"the day is over, at {iso(ends)} (UTC)",
-                               fault=Fault.NOT_FOUND, field=("date",),
-                               title=SOLUTION_NOT_OPEN)
+            raise SolutionUnavailable(f"the solution of the {entry.slug} puzzle of {date} "
+                                      f"opens when the day is over, at {iso(ends)} (UTC)",
+                                      fault=Fault.NOT_FOUND, field=("date",),
+                                      title=SOLUTION_NOT_OPEN)
         body, certificate = self._certified(date, entry)
         if certificate is None or not certificate.certified:
-            raise ServiceError(f"no winning line is known for the {entry.slug} puzzle of "
-                               f"{date}: it is not certified", fault=Fault.NOT_FOUND,
-                               field=("date",), title=NO_SOLUTION_KNOWN)
+            raise SolutionUnavailable(f"no winning line is known for the {entry.slug} puzzle "
+                                      f"of {date}: it is not certified",
+                                      fault=Fault.NOT_FOUND, field=("date",),
+                                      title=NO_SOLUTION_KNOWN)
         document = puzzle_document(body, certificate)
         return {"puzzle": body["id"], "date": body["date"], "variant": body["variant"],
                 "deal": body["deal"], "options": body["options"], "certified": True,
