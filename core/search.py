@@ -914,10 +914,10 @@ class _Search:
                 self._explored(searching, key, left)
                 path.append(step)
                 self.positions += 1
+                if self.engine.won:  # before the budget, as in the restarts
+                    return self._discrepancies_won(searching)
                 if self.positions >= self.next_check:
                     self.check_budget()
-                if self.engine.won:
-                    return self._discrepancies_won(searching)
                 steps = self.steps(0)
                 if not steps and self.open_rows:  # won, maybe, with the open heads arranged
                     exchanges = arrangement_win(self.engine, self.open_rows)
@@ -1066,11 +1066,11 @@ class _Search:
                     self.best_first_bytes += len(key) + _TABLE_ENTRY_OVERHEAD + len(key)
                     self.charge(key, len(key))
                     self.positions += 1
+                    child = _Node(node, action, engine)
+                    if engine.won:  # before the budget, as in the restarts
+                        return child.line()
                     if self.positions >= self.next_check:
                         self.check_budget()
-                    child = _Node(node, action, engine)
-                    if engine.won:
-                        return child.line()
                     self.counter += 1
                     heapq.heappush(heap, (move_cost * child.depth - evaluate(engine),
                                          -self.counter, child))
@@ -1102,11 +1102,11 @@ class _Search:
                         if key not in seen and not self.complete.is_dead(key):
                             seen.add(key)
                             self.positions += 1
+                            child = _Node(node, action, engine)
+                            if engine.won:  # before the budget, as in the restarts
+                                return child.line()
                             if self.positions >= self.next_check:
                                 self.check_budget()
-                            child = _Node(node, action, engine)
-                            if engine.won:
-                                return child.line()
                             scored.append((-evaluate(engine), len(scored), child))
                         self.undo(action)
                 scored.sort(key=lambda entry: entry[:2])
@@ -1196,15 +1196,15 @@ class _Search:
                 self._unwind(path)
                 return None
             self.positions += 1
+            if engine.won:  # before the budget: a win at its last position is within it
+                line = self.line(path)
+                self._unwind(path)
+                return line
             if self.positions >= self.next_check:
                 self.check_budget()
                 if self.positions >= cap:
                     self._unwind(path)
                     return None
-            if engine.won:
-                line = self.line(path)
-                self._unwind(path)
-                return line
             steps = self.steps(order, fixed_heads)
             if not steps and self.open_rows:  # won, maybe, with the open heads arranged
                 exchanges = arrangement_win(engine, self.open_rows)

@@ -34,6 +34,7 @@ from gapgrid.core.search import (
     SOLVER_VERSION,
     Budget,
     Progress,
+    SearchMode,
     _Search,
     interruptions_surfacing,
     shorten,
@@ -90,6 +91,27 @@ def test_a_budget_of_positions_stops_the_search_at_that_count(catalogue: Catalog
     state = _start(catalogue, "montana", 617, {"redeals": "0"})
     result = solve(state, Budget(seconds=None, positions=positions))
     assert result.verdict == "unknown" and result.positions == positions
+
+
+@pytest.mark.parametrize(("slug", "number", "options", "search"), [
+    ("double-montana", 10, {}, "whole"),  # won by the best-first search
+    ("montana", 1, {"redeals": "0"}, "whole"),
+    ("montana", 1, {"redeals": "0"}, "complete"),  # by the restarts' depth-first search
+])
+def test_a_win_at_the_budgets_last_position_is_within_it(
+        catalogue: Catalogue, slug: str, number: int, options: dict[str, str],
+        search: SearchMode) -> None:
+    """A budget of exactly the positions a win takes finds it, the same line (the budget
+    was looked at first: Double Montana game 10, won at its 1,118th position, was unknown
+    with a budget of 1,118); one position fewer does not."""
+    state = _start(catalogue, slug, number, options)
+    found = solve(state, Budget(seconds=None, positions=1_000_000), search=search)
+    assert found.verdict == "won"
+    exactly = solve(state, Budget(seconds=None, positions=found.positions), search=search)
+    assert exactly.verdict == "won" and exactly.line == found.line
+    assert exactly.positions == found.positions
+    short = solve(state, Budget(seconds=None, positions=found.positions - 1), search=search)
+    assert short.verdict == "unknown" and short.stopped_by == "positions"
 
 
 def test_a_full_table_is_unknown_not_a_crash(catalogue: Catalogue) -> None:
