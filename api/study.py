@@ -1,10 +1,11 @@
 """``gapgrid study``: how often a game can be won, deal by deal, on one machine or a Dask cluster.
 
-``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K]
-[--budget SECONDS] [--max-positions P] [--memory MIB] [--search whole|complete]
+``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K |
+--game-numbers LIST] [--budget SECONDS] [--max-positions P] [--memory MIB] [--search whole|complete]
 [--workers W | --dask ADDRESS] [--out FILE.csv] [--resume | --retry-unknown]
 [--skip-decided-in FILE ...]``
-solves PySolFC game numbers K .. K+N-1 with the solver
+solves PySolFC game numbers K .. K+N-1 (or those listed, ``128,161,200-210``:
+:mod:`gapgrid.api.game_number_lists`) with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
 as it is decided (:mod:`gapgrid.api.services.study` has the rows, the file
 handling and the statistics). When the study ends, or is stopped (Ctrl-C or
@@ -41,7 +42,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -62,6 +63,7 @@ from gapgrid.api.cli_support import (
     tell,
 )
 from gapgrid.api.compiled import compiled_modules
+from gapgrid.api.game_number_lists import GameNumbers, game_numbers_option
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import ServiceError
@@ -422,6 +424,10 @@ def _progress_bar(total: int, initial: int) -> Any:
 @click.option("--first-deal", type=WholeNumberRange(), default=1, show_default=True,
               metavar="K",
               help="The first PySolFC game number.")
+@click.option("--game-numbers", callback=game_numbers_option, default=None, metavar="LIST",
+              help="Solve these PySolFC game numbers instead of K..K+N-1: numbers and "
+                   "ranges A-B, separated by commas (e.g. 128,161,200-210), each solved "
+                   "once, in increasing order. With --retry-unknown, retry those only.")
 @click.option("--budget", type=FiniteFloatRange(), default=DEFAULT_BUDGET_SECONDS,
               show_default=True,
               metavar="SECONDS",
@@ -466,7 +472,8 @@ def _progress_bar(total: int, initial: int) -> Any:
 @json_flag
 @click.pass_context
 def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
-          first_deal: int, budget: float, max_positions: int | None, workers: int,
+          first_deal: int, game_numbers: GameNumbers | None, budget: float,
+          max_positions: int | None, workers: int,
           memory_mib: int, search: SearchMode, dask_address: str | None, out: Path | None,
           resume: bool, retry_unknown: bool, decided_in: Sequence[Path],
           as_json: bool) -> None:
@@ -489,6 +496,14 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     """
     catalogue = load_catalogue(ctx)
     option_values = parse_option_pairs(options)
+    given = ctx.get_parameter_source
+    if game_numbers is not None:
+        ranged = [name for name in ("deals", "first_deal")
+                  if given(name) is not click.core.ParameterSource.DEFAULT]
+        if ranged:
+            raise click.UsageError(f"--game-numbers and --{ranged[0].replace('_', '-')} "
+                                   f"exclude each other: the list says which deals")
+        deals = game_numbers.count
     if deals <= 0:
         raise click.BadParameter(f"{deals} deals: a study solves at least one",
                                  param_hint="--deals")
@@ -531,12 +546,13 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                              solver_version=version_of(search), budget_seconds=budget,
                              budget_positions=max_positions)
     option_pairs = tuple(sorted(option_values.items()))
-    numbers = range(first_deal, first_deal + deals)
+    numbers: GameNumbers | range = (game_numbers if game_numbers is not None
+                                    else range(first_deal, first_deal + deals))
     decided = _decided_in(decided_in)
     if retry_unknown:
-        given = ctx.get_parameter_source
-        if given("deals") is not click.core.ParameterSource.DEFAULT:
-            chosen: range | None = numbers
+        if (game_numbers is not None
+                or given("deals") is not click.core.ParameterSource.DEFAULT):
+            chosen: Container[int] | None = numbers
         elif given("first_deal") is not click.core.ParameterSource.DEFAULT:
             chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
         else:
@@ -737,7 +753,7 @@ def _decided_in(paths: Sequence[Path]) -> dict[tuple[str, str, int], Path]:
 
 def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search: SearchMode,
                  slugs: Sequence[str], option_pairs: tuple[tuple[str, str], ...],
-                 numbers: range | None,
+                 numbers: Container[int] | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],
                  as_json: bool, runner_for: Callable[[ExitStack, int], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the

@@ -29,6 +29,7 @@ from gapgrid import plugins
 from gapgrid.api import study as study_module
 from gapgrid.api.cli import main
 from gapgrid.api.cli_support import EXIT_INTERRUPTED
+from gapgrid.api.game_number_lists import parse_game_numbers
 from gapgrid.api.machine_memory import MemoryLimit
 from gapgrid.api.services.study import (
     COLUMNS,
@@ -47,7 +48,7 @@ from gapgrid.api.services.study import (
     wilson_interval,
 )
 from gapgrid.api.study_stop import Stop
-from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay_from
@@ -247,6 +248,47 @@ def test_resume_after_an_interruption_solves_only_the_missing_deals(
     assert "resuming" in result.stderr and "2 of the 6 deals are done" in result.stderr
     assert without_timing(rows_of(out)) == without_timing(rows_of(reference))
     assert rows_of(out)[1]["seconds"] == "99.000"
+
+
+def test_game_numbers_solve_the_deals_listed_and_resume_to_more(
+        reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--game-numbers solves each deal listed once, in order, whatever the order and the
+    overlaps typed, with the rows the six-deal study gave them; resumed with a longer list,
+    only the deals not yet solved are."""
+    budget = STUDY[STUDY.index("--budget"):]
+    out = tmp_path / "listed.csv"
+    solved = count_solved(monkeypatch)
+    result = run("study", "line-up", "--game-numbers", "6, 3-4,1,4", *budget, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert solved == [1, 3, 4, 6]
+    assert "4 deals" in result.stdout
+    expected = without_timing(rows_of(reference))
+    assert without_timing(rows_of(out)) == [expected[index] for index in (0, 2, 3, 5)]
+    solved.clear()
+    result = run("study", "line-up", "--game-numbers", "1-6", *budget, "--out", out,
+                 "--resume")
+    assert result.exit_code == 0, result.output
+    assert solved == [2, 5]
+    assert "4 of the 6 deals are done" in result.stderr
+    assert without_timing(rows_of(out)) == expected
+
+
+def test_a_game_number_list_is_kept_as_its_ranges() -> None:
+    """Numbers and ranges merge into disjoint ranges in order; a range of 10**20 numbers
+    costs no more than one; a list longer than the cap is refused, not read."""
+    numbers = parse_game_numbers("9,2-4,3,5 , 100")
+    assert numbers.ranges == (range(2, 6), range(9, 10), range(100, 101))
+    assert list(numbers) == [2, 3, 4, 5, 9, 100] and numbers.count == 6
+    assert 4 in numbers and 6 not in numbers
+    everything = parse_game_numbers(f"1-{MAX_NUMBER},7")
+    assert everything.ranges == (range(1, MAX_NUMBER + 1),)
+    assert everything.count == MAX_NUMBER and MAX_NUMBER in everything
+    with pytest.raises(ValueError, match="at most 10,000"):
+        parse_game_numbers("1," * 5_001)
+    with pytest.raises(ValueError, match="game numbers run from 1"):
+        parse_game_numbers(f"{MAX_NUMBER + 1}")
+    with pytest.raises(ValueError, match="game numbers run from 1"):
+        parse_game_numbers("1" * 30)
 
 
 def test_an_interrupted_study_keeps_its_rows_and_resumes(tmp_path: Path,
@@ -456,6 +498,13 @@ def test_an_existing_file_needs_resume(reference: Path) -> None:
     (["line-up", "--option", "redeals=lots"], "--option"),
     (["line-up", "--workers", "2", "--dask", "tcp://127.0.0.1:1"], "exclude each other"),
     (["line-up", "--search", "partial"], "'whole', 'complete'"),
+    (["line-up", "--game-numbers", "5-3"], "a range runs from the smaller number"),
+    (["line-up", "--game-numbers", "1,,2"], "'' is neither a game number nor a range"),
+    (["line-up", "--game-numbers", "1;2"], "'1;2' is neither a game number nor a range"),
+    (["line-up", "--game-numbers", "0-4"], "game numbers run from 1"),
+    (["line-up", "--game-numbers", "\u0661"], "neither a game number"),  # Arabic-Indic 1
+    (["line-up", "--game-numbers", "2", "--first-deal", "2"], "exclude each other"),
+    (["line-up", "--game-numbers", "2", "--deals", "1"], "exclude each other"),
 ])
 def test_bad_input_is_a_usage_error(tmp_path: Path, args: list[str], words: str) -> None:
     """Unknown variant, no deals, a budget past the maximum, a bad option: exit 2, the reason
@@ -614,6 +663,20 @@ def test_retry_unknown_keeps_to_the_deals_asked_for(
                  "--out", out)
     assert result.exit_code == 0, result.output
     assert solved == [unknown[-1]]
+
+
+def test_retry_unknown_with_game_numbers_retries_those_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --game-numbers, only the unknown deals of the list are retried; the others keep
+    their unknown rows."""
+    out = small_study(tmp_path / "g.csv")
+    unknown = unknown_numbers(out)
+    solved = count_solved(monkeypatch)
+    result = run("study", "line-up", "--budget", "60", "--max-positions", "5000",
+                 "--game-numbers", f"{unknown[-1]},1-2", "--retry-unknown", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert solved == [unknown[-1]]
+    assert unknown_numbers(out)[:-1] == unknown[:-1]
 
 
 def test_retry_unknown_leaves_out_deals_another_study_decided(
