@@ -620,6 +620,8 @@ class _Search:
         return moves
 
     def do(self, action: Step) -> None:
+        """Play one step of the search on its engine: a move, a redeal (None), or one of
+        the head macros' and open heads' compound steps (keeping their counts up to date)."""
         engine = self.engine
         if action is None:
             refusal = engine.redeal()
@@ -642,6 +644,7 @@ class _Search:
             engine.play(*action)
 
     def undo(self, action: Step) -> None:
+        """Take back the step :meth:`do` played last, leaving the engine as it was before."""
         engine = self.engine
         if type(action) is tuple:  # a plain move, most of the steps: first
             source, target = cast(tuple[int, int], action)  # not a Macro: type() is tuple
@@ -1231,6 +1234,8 @@ class _Search:
         return due if limit is None else min(due, max(limit, self.positions + 1))
 
     def check_budget(self) -> None:
+        """Stop the search (:class:`_Stop`) once its positions or seconds are spent; else
+        report progress, and set when to look again."""
         self.next_check = self._next_check()
         budget, seconds = self.budget, time.monotonic() - self.started
         if budget.positions is not None and self.positions >= budget.positions:
