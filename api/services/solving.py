@@ -99,7 +99,7 @@ class Replayed:
         return self.result.state
 
     @property
-    def redeals_allowed(self) -> int:
+    def redeals_cap_left(self) -> int:
         """How many more redeals the game may ask for under :data:`games.MAX_REDEALS`
         (the redeals that led here count, undone ones included)."""
         return games.redeals_cap_left(self.result)
@@ -111,16 +111,16 @@ class Replayed:
         those left, so that no line found asks for a redeal the game would then refuse."""
         state = self.state
         left = state.rules.redeals_left(state.redeals_used)
-        if left is not None and left <= self.redeals_allowed:
+        if left is not None and left <= self.redeals_cap_left:
             return state
-        capped = attrs.evolve(state.rules, redeals=state.redeals_used + self.redeals_allowed)
+        capped = attrs.evolve(state.rules, redeals=state.redeals_used + self.redeals_cap_left)
         return attrs.evolve(state, rules=capped)
 
     def document(self) -> dict[str, Any]:
         """The replay's fields, as ``gapgrid verify --json`` has them (``deal`` null for a
         layout)."""
         document = json_documents.verify_json(self.rules, self.deal or LAYOUT_PLACEHOLDER_DEAL,
-                                              self.result, redeals_cap_left=self.redeals_allowed)
+                                              self.result, redeals_cap_left=self.redeals_cap_left)
         if self.deal is None:
             document["deal"] = None
         return document
@@ -370,7 +370,7 @@ def hint_without_search(position: Replayed, *, known: Sequence[KnownLine] = (),
         document.update({"verdict": "won", "next": None, "remaining": 0, "source": None})
         return Hinted(position, None, document)
     game = game_key(position.rules, position.deal)
-    allowed = position.redeals_allowed  # a known line may ask for more after many undone
+    allowed = position.redeals_cap_left  # a known line may ask for more after many undone
     for line in known:
         step = step_on_line(line, state)
         if step is None:

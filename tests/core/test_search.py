@@ -94,7 +94,7 @@ def test_a_budget_of_positions_stops_the_search_at_that_count(catalogue: Catalog
 
 
 @pytest.mark.parametrize(("slug", "number", "options", "search"), [
-    ("double-montana", 10, {}, "whole"),  # won by the best-first search
+    ("double-montana", 10, {}, "whole"),  # two decks: the restarts are a small share
     ("montana", 1, {"redeals": "0"}, "whole"),
     ("montana", 1, {"redeals": "0"}, "complete"),  # by the restarts' depth-first search
 ])
