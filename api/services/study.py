@@ -732,6 +732,15 @@ class Summary:
                             for budget, deals in self.retries)
         return f"{first} ({retried})"
 
+    def game_numbers_text(self) -> str:
+        """Which game numbers the deals are: ``game numbers 1 to 3`` when they are every
+        one in that range, ``12 of the game numbers 209 to 949`` when some between were
+        not studied (a ``--game-numbers`` list), so the range never claims deals it lacks."""
+        span = f"game numbers {self.first_deal} to {self.last_deal}"
+        if self.deals == self.last_deal - self.first_deal + 1:
+            return span
+        return f"{self.deals} of the {span}"
+
     @property
     def label(self) -> str:
         """The variant with its options, as tables and plots name the study."""
@@ -768,8 +777,8 @@ class Summary:
 
         median = ("-" if self.median_seconds is None else f"{self.median_seconds:.2f} s")
         lines = [
-            f"{self.label}: {plural(self.deals, 'deal')} (game numbers {self.first_deal} to "
-            f"{self.last_deal}), solver {self.solver_version}, budget {self.budget_text()}",
+            f"{self.label}: {plural(self.deals, 'deal')} ({self.game_numbers_text()}), "
+            f"solver {self.solver_version}, budget {self.budget_text()}",
             f"  won {self.won}, lost {self.lost}, unknown {self.unknown} "
             f"({self.unknown / self.deals:.1%} of the deals); median time to a decision "
             f"{median}",

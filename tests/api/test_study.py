@@ -254,14 +254,15 @@ def test_game_numbers_solve_the_deals_listed_and_resume_to_more(
         reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--game-numbers solves each deal listed once, in order, whatever the order and the
     overlaps typed, with the rows the six-deal study gave them; resumed with a longer list,
-    only the deals not yet solved are."""
+    only the deals not yet solved are; the summary names the gaps in the list and then the
+    whole range."""
     budget = STUDY[STUDY.index("--budget"):]
     out = tmp_path / "listed.csv"
     solved = count_solved(monkeypatch)
     result = run("study", "line-up", "--game-numbers", "6, 3-4,1,4", *budget, "--out", out)
     assert result.exit_code == 0, result.output
     assert solved == [1, 3, 4, 6]
-    assert "4 deals" in result.stdout
+    assert "4 deals (4 of the game numbers 1 to 6)" in result.stdout
     expected = without_timing(rows_of(reference))
     assert without_timing(rows_of(out)) == [expected[index] for index in (0, 2, 3, 5)]
     solved.clear()
@@ -270,6 +271,7 @@ def test_game_numbers_solve_the_deals_listed_and_resume_to_more(
     assert result.exit_code == 0, result.output
     assert solved == [2, 5]
     assert "4 of the 6 deals are done" in result.stderr
+    assert "6 deals (game numbers 1 to 6)" in result.stdout
     assert without_timing(rows_of(out)) == expected
 
 
