@@ -389,6 +389,9 @@ class PuzzleService:
         change.
         """
         pid = puzzle_id(date, entry.slug)
+        # today's or a past day's as the request began: one waiting on the lease over
+        # midnight is still a request for today's puzzle, which is served as it comes
+        past_day = date < self.today()
         body, certificate = self.store.puzzle_and_certificate(pid)
         if body is not None and not self._wanted(certificate, again):
             return body, certificate
@@ -411,7 +414,7 @@ class PuzzleService:
                 return body, certificate
             rules = self.catalogue.rules(entry.slug)
             # the slot only around a search: a certificate this process remembers needs none
-            searching = functools.partial(self._search_slot, pid, date, budget)
+            searching = functools.partial(self._search_slot, pid, past_day, budget)
             if body is None:
                 found = certify.certify_day(rules, entry.slug, self.settings.secret_key,
                                             date, budget, self.calibration, searching)
@@ -434,15 +437,16 @@ class PuzzleService:
         finally:
             self.store.release_lease(lease, owner)
 
-    def _search_slot(self, pid: str, date: datetime.date, budget: certify.CertifyBudget
+    def _search_slot(self, pid: str, past_day: bool, budget: certify.CertifyBudget
                      ) -> contextlib.AbstractContextManager[None]:
         """For a past day's puzzle, hold the process's search (:mod:`.search_slot`) while
         making or certifying it, waiting up to :attr:`wait_seconds` for it; refuse as busy
         when it is still held then, and store nothing (eight requests for eight past days
         searched at once, slowed every other request for seconds, and ran out of their
         seconds: stored uncertified, for good). Today's puzzles go on as they come: the
-        first page of the day asks for every variant's at once, and each must be served."""
-        if date >= self.today():
+        first page of the day asks for every variant's at once, and each must be served.
+        ``past_day`` is decided when the request began, not at midnight meanwhile."""
+        if not past_day:
             return contextlib.nullcontext()
         def busy(seconds: int) -> ServiceError:
             return ServiceError(f"this server's search is busy (a hint, or another puzzle "

@@ -8,16 +8,19 @@ import datetime
 import hashlib
 import hmac
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from flask import Flask
 
+from gapgrid import plugins
 from gapgrid.api.services import certify
 from gapgrid.api.services.certify import CertifyBudget, candidate_deal
-from gapgrid.api.services.puzzles import make_puzzle, puzzle_id
+from gapgrid.api.services.puzzles import PuzzleService, make_puzzle, puzzle_id
 from gapgrid.api.store import Certificate, NewSubmission, Store
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber, parse_deal_number
@@ -25,6 +28,7 @@ from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_actions
 from gapgrid.core.replay import replay
 from gapgrid.core.search import Budget, solve
+from tests.api import conftest
 from tests.api.conftest import TODAY, Clock
 
 VARIANT = "paganini"
@@ -262,6 +266,26 @@ def test_while_the_search_is_held_a_puzzle_is_not_made_but_refused_as_busy(
         assert today.status_code == 200 and today.get_json()["certified"] is True
     made = client.get(f"/v1/puzzles/{YESTERDAY}/{VARIANT}").get_json()
     assert made["certified"] is True and made["date"] == YESTERDAY
+
+
+def test_a_request_for_todays_puzzle_waiting_over_midnight_is_still_served(
+        tmp_path: Path) -> None:
+    """A request for today's puzzle that waits on another's lease while midnight passes is
+    still a request for today's: it is made and certified while the search is held, not
+    refused as a past day's would be (the day is decided when the request began)."""
+    clock = Clock(datetime.datetime(2026, 11, 30, 23, 59, 59, tzinfo=datetime.UTC))
+    service = PuzzleService.open(conftest.test_settings(tmp_path, secret_key="midnight-secret"),
+                                 plugins.load_catalogue(disabled=()), clock=clock)
+    service = attrs.evolve(service, on_wait=lambda pid: clock.advance(2))  # to 00:00:01
+    pid = puzzle_id(datetime.date(2026, 11, 30), VARIANT)
+    assert service.store.take_lease(f"puzzle:{pid}", "another request", 0.5,
+                                    time.time()) == 0
+    with service.search.held(wait=0, longest=20, busy=AssertionError):
+        served = service.puzzle(None, VARIANT)
+    assert service.today() == datetime.date(2026, 12, 1)  # the wait did pass midnight
+    assert served.date == datetime.date(2026, 11, 30)
+    assert served.document["certified"] is True
+    service.store.close()
 
 
 def test_a_certificate_the_process_has_made_is_served_while_the_search_is_held(
