@@ -734,12 +734,13 @@ class Summary:
 
     def game_numbers_text(self) -> str:
         """Which game numbers the deals are: ``game numbers 1 to 3`` when they are every
-        one in that range, ``12 of the game numbers 209 to 949`` when some between were
-        not studied (a ``--game-numbers`` list), so the range never claims deals it lacks."""
+        one in that range, ``among the game numbers 209 to 949`` when some between were
+        not studied (a ``--game-numbers`` list, or a study stopped with a deal running),
+        so the range never claims deals it lacks."""
         span = f"game numbers {self.first_deal} to {self.last_deal}"
         if self.deals == self.last_deal - self.first_deal + 1:
             return span
-        return f"{self.deals} of the {span}"
+        return f"among the {span}"
 
     @property
     def label(self) -> str:

@@ -276,16 +276,22 @@ def test_a_request_for_todays_puzzle_waiting_over_midnight_is_still_served(
     clock = Clock(datetime.datetime(2026, 11, 30, 23, 59, 59, tzinfo=datetime.UTC))
     service = PuzzleService.open(conftest.test_settings(tmp_path, secret_key="midnight-secret"),
                                  plugins.load_catalogue(disabled=()), clock=clock)
-    service = attrs.evolve(service, on_wait=lambda pid: clock.advance(2))  # to 00:00:01
-    pid = puzzle_id(datetime.date(2026, 11, 30), VARIANT)
-    assert service.store.take_lease(f"puzzle:{pid}", "another request", 0.5,
-                                    time.time()) == 0
-    with service.search.held(wait=0, longest=20, busy=AssertionError):
-        served = service.puzzle(None, VARIANT)
-    assert service.today() == datetime.date(2026, 12, 1)  # the wait did pass midnight
-    assert served.date == datetime.date(2026, 11, 30)
-    assert served.document["certified"] is True
-    service.store.close()
+    lease = f"puzzle:{puzzle_id(datetime.date(2026, 11, 30), VARIANT)}"
+
+    def midnight_passes(pid: str) -> None:  # while the request waits: then the lease frees
+        clock.advance(2)  # to 00:00:01
+        service.store.release_lease(lease, "another request")
+
+    service = attrs.evolve(service, on_wait=midnight_passes)
+    try:
+        assert service.store.take_lease(lease, "another request", 60, time.time()) == 0
+        with service.search.held(wait=0, longest=20, busy=AssertionError):
+            served = service.puzzle(None, VARIANT)
+        assert service.today() == datetime.date(2026, 12, 1)  # the wait did pass midnight
+        assert served.date == datetime.date(2026, 11, 30)
+        assert served.document["certified"] is True
+    finally:
+        service.store.close()
 
 
 def test_a_certificate_the_process_has_made_is_served_while_the_search_is_held(

@@ -262,7 +262,7 @@ def test_game_numbers_solve_the_deals_listed_and_resume_to_more(
     result = run("study", "line-up", "--game-numbers", "6, 3-4,1,4", *budget, "--out", out)
     assert result.exit_code == 0, result.output
     assert solved == [1, 3, 4, 6]
-    assert "4 deals (4 of the game numbers 1 to 6)" in result.stdout
+    assert "4 deals (among the game numbers 1 to 6)" in result.stdout
     expected = without_timing(rows_of(reference))
     assert without_timing(rows_of(out)) == [expected[index] for index in (0, 2, 3, 5)]
     solved.clear()
