@@ -322,19 +322,22 @@ class PuzzleService:
         """Today, the UTC day."""
         return self.clock().date()
 
-    def day(self, text: str) -> datetime.date:
-        """The day ``text`` names (``2026-11-30``), if it has a puzzle."""
+    def day(self, text: str, today: datetime.date | None = None) -> datetime.date:
+        """The day ``text`` names (``2026-11-30``), if it has a puzzle on ``today`` (UTC;
+        ``None``: the clock's)."""
         try:
             if not DATE.fullmatch(text):
                 raise ValueError(text)
             date = datetime.date.fromisoformat(text)
         except ValueError:
             raise invalid(f"{text[:40]!r} is not a date like 2026-11-30", "date") from None
-        return self.served(date)
+        return self.served(date, today)
 
-    def served(self, date: datetime.date) -> datetime.date:
-        """``date``, if it has a puzzle: from the first day to today (UTC)."""
-        today = self.today()
+    def served(self, date: datetime.date, today: datetime.date | None = None
+               ) -> datetime.date:
+        """``date``, if it has a puzzle: from the first day to ``today`` (UTC; ``None``:
+        the clock's)."""
+        today = self.today() if today is None else today
         first = self.settings.first_day
         if date > today:
             raise ServiceError(f"there is no puzzle for {date} yet: today (UTC) is {today}",
@@ -349,8 +352,10 @@ class PuzzleService:
     def puzzle(self, day: str | None, variant: str) -> Served:
         """The puzzle of ``variant`` on ``day`` (``None``: today), stored and certified on
         first use (within the request budget)."""
-        date = self.served(self.today()) if day is None else self.day(day)
-        body, certificate = self._certified(date, games.find_entry(self.catalogue, variant))
+        today = self.today()  # read once: the request's day, whatever the clock says later
+        date = self.served(today, today) if day is None else self.day(day, today)
+        body, certificate = self._certified(date, games.find_entry(self.catalogue, variant),
+                                            today=today)
         return Served(date, puzzle_document(body, certificate))
 
     def unmade_today(self) -> list[str]:
@@ -377,7 +382,7 @@ class PuzzleService:
 
     def _certified(self, date: datetime.date, entry: VariantInfo | PresetInfo,
                    budget: certify.CertifyBudget | None = None, *, again: bool = False,
-                   keep_uncertified: bool = True,
+                   keep_uncertified: bool = True, today: datetime.date | None = None,
                    ) -> tuple[dict[str, Any], Certificate | None]:
         """The stored puzzle and its certificate, making either when missing.
 
@@ -386,12 +391,12 @@ class PuzzleService:
         ``keep_uncertified``, a new puzzle none of whose candidates was won is
         not stored (:class:`NotCertified` is raised instead), so that a later
         try may go through more candidates: stored, its number could never
-        change.
+        change. ``today`` is the day the request began on (``None``: the clock's now).
         """
         pid = puzzle_id(date, entry.slug)
         # today's or a past day's as the request began: one waiting on the lease over
         # midnight is still a request for today's puzzle, which is served as it comes
-        past_day = date < self.today()
+        past_day = date < (self.today() if today is None else today)
         body, certificate = self.store.puzzle_and_certificate(pid)
         if body is not None and not self._wanted(certificate, again):
             return body, certificate

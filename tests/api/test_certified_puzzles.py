@@ -294,6 +294,36 @@ def test_a_request_for_todays_puzzle_waiting_over_midnight_is_still_served(
         service.store.close()
 
 
+class TickingClock(Clock):
+    """A clock that moves a microsecond each time it is read."""
+
+    def __call__(self) -> datetime.datetime:
+        now = self.now
+        self.advance(1e-6)
+        return now
+
+
+@pytest.mark.parametrize("day", [None, "2026-11-30"])
+def test_a_request_for_todays_puzzle_begun_a_microsecond_before_midnight_is_served(
+        tmp_path: Path, day: str | None) -> None:
+    """Today's puzzle asked for in the last microsecond of the day is today's throughout
+    the request, though the clock reads the next day by the time the request decides
+    whether the search must be held: it is made and certified while the search is held,
+    not refused as busy as a past day's would be."""
+    clock = TickingClock(datetime.datetime(2026, 11, 30, 23, 59, 59, 999999,
+                                           tzinfo=datetime.UTC))
+    service = PuzzleService.open(conftest.test_settings(tmp_path, secret_key="tick-secret"),
+                                 plugins.load_catalogue(disabled=()), clock=clock)
+    try:
+        with service.search.held(wait=0, longest=20, busy=AssertionError):
+            served = service.puzzle(day, VARIANT)
+        assert service.today() == datetime.date(2026, 12, 1)  # midnight passed meanwhile
+        assert served.date == datetime.date(2026, 11, 30)
+        assert served.document["certified"] is True
+    finally:
+        service.store.close()
+
+
 def test_a_certificate_the_process_has_made_is_served_while_the_search_is_held(
         make_app: Callable[..., Flask], tmp_path: Path) -> None:
     """A past day's certificate this process already made (for another database with the
