@@ -49,6 +49,7 @@ import click
 from gapgrid.api import render
 from gapgrid.api.cli_db import db_group
 from gapgrid.api.cli_puzzles import (
+    checked_day,
     print_puzzle_facts,
     puzzle_service,
     puzzles_group,
@@ -335,6 +336,9 @@ def _print_choices(document: dict[str, Any], board: Board) -> None:
             f"{move['move']} ({_card_at(board, move['source'])})" for move in legal))
     left = document["redeals_left"]
     redeal = "a redeal is allowed now" if document["redeal_allowed"] else "no redeal now"
+    if left != 0 and document["redeals_cap_left"] == 0:  # the rules would allow one
+        redeal += (f": the game has asked for the {games.MAX_REDEALS} redeals one game may, undone "
+                   f"ones included")
     click.echo(f"Redeals left: {left} ({redeal}).")
     if document["won"]:
         click.echo("The game is won.")
@@ -380,15 +384,18 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
         ACCESS_LOG.propagate = False
     try:
         settings = Settings.from_environment(create_secret=True)
+        # said in the banner: a mistyped GAPGRID_DATABASE makes a new one, not an error
+        new = isinstance(settings.database, Path) and not settings.database.exists()
         app = create_app(settings)
         server = build_server(app, settings, host=host, port=port, threads=threads)
         unmade = len(app.extensions[EXTENSION].puzzles.unmade_today())
     except (ConfigError, StoreError, ServeError) as error:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
+    database = f"{'a new, empty database' if new else 'database'} {describe(settings.database)}"
     for address in listening_on(server):
         click.echo(f"gapgrid API on {address}/v1/ and the player's page on {address}/ "
-                   f"(database {describe(settings.database)}); Ctrl-C stops it.", err=True)
+                   f"({database}); Ctrl-C stops it.", err=True)
     if unmade:  # else the first page of the day waits for them, unsaid
         verb = "is" if unmade == 1 else "are"
         click.echo(f"gapgrid: {unmade} of today's puzzles {verb} not made yet: the first "
@@ -399,7 +406,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
 
 @main.command()
 @click.argument("variant")
-@click.option("--date", "day", metavar="YYYY-MM-DD", help="Another day than today (UTC).")
+@click.option("--date", "day", metavar="YYYY-MM-DD", callback=checked_day,
+              help="Another day than today (UTC).")
 @json_flag
 @click.pass_context
 def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> None:

@@ -37,6 +37,7 @@ from gapgrid.api.cli_support import (
     echo_json,
     json_flag,
     load_catalogue,
+    usage_error,
 )
 from gapgrid.api.config import (
     ConfigError,
@@ -48,10 +49,12 @@ from gapgrid.api.services import games
 from gapgrid.api.services.certify import CertifyBudget
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.puzzles import (
+    DATE,
     PREPARE_BUDGET,
     Prepared,
     PuzzleService,
     SolutionUnavailable,
+    parse_day,
     utc_now,
 )
 from gapgrid.core.board import Board
@@ -114,6 +117,17 @@ def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
                    "difficulty come with certification).")
 
 
+def checked_day(ctx: click.Context, param: click.Parameter, text: str | None) -> str | None:
+    """A click callback: ``text`` if it is written as a day (YYYY-MM-DD), checked before the
+    command opens its instance, so that a mistyped date is said first (not a missing secret)."""
+    if text is not None:
+        try:
+            parse_day(text)
+        except ServiceError as error:
+            raise click.BadParameter(error.message) from None
+    return text
+
+
 @click.command("solution")
 @click.argument("date", metavar="DATE")
 @click.argument("variant")
@@ -121,7 +135,13 @@ def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
 @click.pass_context
 def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool) -> None:
     """Print the shortest winning line known for the puzzle of VARIANT on DATE
-    (YYYY-MM-DD), once that day is over (UTC)."""
+    (YYYY-MM-DD), once that day is over (UTC). VARIANT DATE, the order of `daily`, works too."""
+    if not DATE.fullmatch(date) and DATE.fullmatch(variant):
+        date, variant = variant, date
+    try:  # before the instance is opened: a mistyped date is said first
+        parse_day(date)
+    except ServiceError as error:
+        raise click.BadParameter(error.message, param_hint="DATE") from None
     try:
         with database_faults_said():
             document = puzzle_service(ctx).solution(date, variant)
@@ -188,12 +208,15 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
         span = "1 day from {} goes" if days == 1 else f"{days} days from {{}} go"
         raise click.BadParameter(f"{span.format(start)} past the last day a puzzle can "
                                  f"have, {LAST_DAY}", param_hint="--from / --days")
-    service = puzzle_service(ctx, create=True)
+    catalogue = load_catalogue(ctx)  # the service's: the names are checked before it is made
     try:  # every name checked before any search; two names of one game make it once
-        slugs = list(dict.fromkeys(games.find_entry(service.catalogue, name).slug
-                                   for name in variants)) or service.catalogue.slugs()
+        slugs = list(dict.fromkeys(games.find_entry(catalogue, name).slug
+                                   for name in variants)) or catalogue.slugs()
     except ServiceError as error:
-        raise click.BadParameter(error.message, param_hint="--variant") from None
+        refusal = usage_error(error)  # with the pointer to `gapgrid variants`
+        refusal.param_hint = "--variant"
+        raise refusal from None
+    service = puzzle_service(ctx, create=True)
     budget: CertifyBudget = attrs.evolve(PREPARE_BUDGET, candidate_positions=positions,
                                          total_seconds=seconds)
     jobs = [(start + datetime.timedelta(days=offset), slug)

@@ -484,7 +484,8 @@ def require_database_folder(database: Path | str) -> None:
     folder = database.parent if isinstance(database, Path) else None
     if folder is not None and not folder.is_dir():
         raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
-                         f"runs, or set GAPGRID_INSTANCE (or GAPGRID_DATABASE) to its folder")
+                         f"runs, or set GAPGRID_INSTANCE to its folder (or GAPGRID_DATABASE "
+                         f"to its database)")
 
 
 def puzzle_service(ctx: click.Context) -> PuzzleService:

@@ -198,8 +198,12 @@ def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
     error = getattr(error, "orig", None) or error  # the driver's own error, not SQLAlchemy's
     path = settings.database
     if isinstance(error, OSError) and error.filename and Path(error.filename) != path:
-        return ConfigError(f"cannot use the instance folder {error.filename} "
-                           f"(GAPGRID_INSTANCE or GAPGRID_DATABASE): {_why(error)}")
+        folder = Path(error.filename)
+        in_the_way = _file_among(folder)
+        why = f"{in_the_way} is a file, not a folder" if in_the_way else _why(error)
+        return ConfigError(f"cannot use the folder {folder} for the database {path} "
+                           f"(GAPGRID_DATABASE, or GAPGRID_INSTANCE for the default one): "
+                           f"{why}")
     if path.exists() and not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         return ConfigError(f"cannot use {path} as the database (GAPGRID_DATABASE): it is "
@@ -295,6 +299,18 @@ def _write_new_secret(path: Path, secret: str) -> None:
         os.fsync(folder)  # the new name survives a crash, like the file's content
     finally:
         os.close(folder)
+
+
+def _file_among(folder: Path) -> Path | None:
+    """The nearest of ``folder`` and its parents that exists, if it is not a folder: what
+    stops the folder being made (the system says only "File exists" or "Not a folder")."""
+    for part in (folder, *folder.parents):
+        try:
+            if part.exists():
+                return None if part.is_dir() else part
+        except OSError:  # not even looked at (no permission): the system's reason says it
+            return None
+    return None
 
 
 def _why(error: OSError) -> str:

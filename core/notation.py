@@ -73,7 +73,12 @@ def parse_action(text: str) -> Action:
     source, dash, target = text.partition("-")
     if not dash:
         raise NotationError(text, "write a move as F-T (from slot F to slot T), 'redeal' or 'undo'")
+    if not source and target[:1].isdigit():  # "-1-3", "-5": a minus sign, not a dash
+        raise NotationError(text, "slot numbers are never negative (slots are 0, 1, 2, ...)")
     for part in (source, target):
+        if not part:
+            raise NotationError(text, "a slot number is missing: write a move as F-T, "
+                                      "such as '12-25'")
         if not (part.isascii() and part.isdigit()):
             raise NotationError(text, f"{part!r} is not a slot number (slots are 0, 1, 2, ...)")
         if len(part) > MAX_SLOT_DIGITS:

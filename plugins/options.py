@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from gapgrid import PLACEMENTS, UNLIMITED, RedealPlacement, RedealTiming, Registry, hookimpl
 
-MAX_REDEALS = 999
-"""More than anyone plays; beyond it, say ``unlimited``."""
+MAX_REDEALS = 500
+"""The most redeals the ``redeals`` option grants; beyond it, say ``unlimited``. As many
+as one game may ask for from the service and the commands
+(:data:`gapgrid.api.services.games.MAX_REDEALS` is this number), so that no game promises a
+redeal it would then be refused (at 999, 499 of them could never be played and yet counted as
+unused in the scores)."""
 
 
 def parse_redeals(value: str | int) -> str:
-    """Read a redeal count: ``0`` ... ``999`` or ``unlimited``."""
+    """Read a redeal count: ``0`` ... :data:`MAX_REDEALS` or ``unlimited``."""
     if isinstance(value, bool):
         raise ValueError("a number of redeals, not true/false")
     text = str(value).strip().lower()
@@ -21,6 +25,8 @@ def parse_redeals(value: str | int) -> str:
         return text
     if text.isascii() and text.isdigit() and int(text) <= MAX_REDEALS:
         return str(int(text))
+    if text.isascii() and text.isdigit():
+        raise ValueError(f"{value!r} is more than the {MAX_REDEALS} redeals one game may ask for")
     raise ValueError(f"{value!r} is not a number of redeals")
 
 

@@ -46,6 +46,7 @@ from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
 from gapgrid.core.replay import ReplayResult, replay
 from gapgrid.core.rules import Rules
 from gapgrid.core.scoring import GameSummary
+from gapgrid.plugins import options
 
 MAX_SECONDS: Final = 366 * 24 * 3600
 """The longest game time accepted (``elapsed``): a year."""
@@ -62,8 +63,9 @@ MAX_NAME: Final = 64
 MAX_DEAL_TEXT: Final = 48
 """Longest game number text (20 digits with PySolFC's separators and prefixes)."""
 
-MAX_REDEALS: Final = 500
-"""Most redeals one request or command may ask for, undone ones included. A redeal is the
+MAX_REDEALS: Final = options.MAX_REDEALS
+"""Most redeals one request or command may ask for, undone ones included (500: the most
+the ``redeals`` option grants too). A redeal is the
 one costly action: PySolFC's shuffle, some 100 random draws in Python (about 90 us), so
 5,000 of them (the move cap) took some 450 ms, and issue 15's budget for the worst request
 is 150 ms; 500 cost under 80 ms. No game a person plays needs more (bench/README.md)."""

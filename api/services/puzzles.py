@@ -102,6 +102,17 @@ TOKEN_SALT: Final = "gapgrid-start-token"
 DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
+def parse_day(text: str) -> datetime.date:
+    """The day ``text`` names (``2026-11-30``), whether or not it has a puzzle; an invalid
+    :class:`ServiceError` on ``date`` when it names none."""
+    try:
+        if not DATE.fullmatch(text):
+            raise ValueError(text)
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise invalid(f"{text[:40]!r} is not a date like 2026-11-30", "date") from None
+
+
 def puzzle_id(date: datetime.date, slug: str) -> str:
     """The id of the puzzle of ``slug`` on ``date``: ``2026-11-30-blue-moon``."""
     return f"{date.isoformat()}-{slug}"
@@ -325,13 +336,7 @@ class PuzzleService:
     def day(self, text: str, today: datetime.date | None = None) -> datetime.date:
         """The day ``text`` names (``2026-11-30``), if it has a puzzle on ``today`` (UTC;
         ``None``: the clock's)."""
-        try:
-            if not DATE.fullmatch(text):
-                raise ValueError(text)
-            date = datetime.date.fromisoformat(text)
-        except ValueError:
-            raise invalid(f"{text[:40]!r} is not a date like 2026-11-30", "date") from None
-        return self.served(date, today)
+        return self.served(parse_day(text), today)
 
     def served(self, date: datetime.date, today: datetime.date | None = None
                ) -> datetime.date:
@@ -814,9 +819,9 @@ class PuzzleService:
         """One page of a puzzle's ranking by the configured scheme; ``more`` says whether
         another page follows."""
         if page < 1:
-            raise invalid("page must run from 1", "page")
+            raise invalid(f"page must be 1 or more, not {page}", "page")
         if not 1 <= per_page <= MAX_PER_PAGE:
-            raise invalid(f"per_page must run from 1 to {MAX_PER_PAGE}", "per_page")
+            raise invalid(f"per_page must be from 1 to {MAX_PER_PAGE}, not {per_page}", "per_page")
         puzzle = self.puzzle(day, variant).document
         scheme = self.settings.ranking
         self._rank_everyone(puzzle["id"])

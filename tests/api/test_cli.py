@@ -304,6 +304,18 @@ def test_moves_text_shows_board_moves_and_redeals() -> None:
     assert "Legal moves (" in output and "Redeals left: 2 (a redeal is allowed now)." in output
 
 
+def test_moves_text_says_why_no_redeal_is_allowed_once_the_cap_is_spent() -> None:
+    """Montana's two redeals are left after 500 redeals taken back, but one game may ask for
+    no more: the text says that is why (it said only "no redeal now", the reason being in
+    the JSON's redeals_cap_left); without the cap, nothing more is said."""
+    code, output = run("moves", "montana", "5", *["redeal", "undo"] * 500)
+    assert code == 0
+    assert ("Redeals left: 2 (no redeal now: the game has asked for the 500 redeals one game "
+            "may, undone ones included).") in output
+    code, output = run("moves", "montana", "5", "redeal", "redeal")
+    assert code == 0 and "Redeals left: 0 (no redeal now)." in output
+
+
 def test_moves_says_when_no_card_move_is_left() -> None:
     """In a stuck position there is no legal move, and the text says a redeal is the way on."""
     from tests.golden import records_for

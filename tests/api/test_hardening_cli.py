@@ -185,7 +185,14 @@ def test_daily_reads_the_instance_a_server_made(clean_environment: Path) -> None
 @pytest.mark.parametrize(("database", "daily_words", "serve_words"), [
     ("/dev/null", "not a regular file", "not a regular file"),
     ("/proc/no-such-folder/db.sqlite3", "no gapgrid instance at /proc/no-such-folder",
-     "cannot use the instance folder /proc/no-such-folder"),
+     "cannot use the folder /proc/no-such-folder for the database "
+     "/proc/no-such-folder/db.sqlite3 (GAPGRID_DATABASE, or GAPGRID_INSTANCE for the "
+     "default one): "),
+    # a file where a folder should be: said so, not the system's "File exists"
+    ("notes.txt/db.sqlite3", "no gapgrid instance at notes.txt",
+     "notes.txt is a file, not a folder"),
+    ("notes.txt/more/db.sqlite3", "no gapgrid instance at notes.txt/more",
+     "notes.txt is a file, not a folder"),
     (".", "it is a folder", "it is a folder"),
 ])
 def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, database: str,
@@ -194,6 +201,7 @@ def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, datab
     naming the variable, for daily, solution, puzzles prepare and serve (they were internal
     errors, exit 3)."""
     env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": database}
+    (clean_environment / "notes.txt").write_text("not a folder")
     for args, words in ((("daily", "montana"), daily_words),
                         (("solution", "2026-11-29", "montana"), daily_words),
                         (("puzzles", "prepare", "--days", "1", "--variant", "montana"),

@@ -94,8 +94,8 @@ def test_a_game_may_ask_for_500_redeals_and_no_more(client: FlaskClient) -> None
     ("unlimited", ["redeal", "undo"] * 499, "unlimited", 1, True),
     ("unlimited", ["redeal", "undo"] * 500, "unlimited", 0, False),  # a 501st is refused
     ("unlimited", ["redeal"] * 500, "unlimited", 0, False),
-    ("999", ["redeal"] * 10, 989, 490, True),
-    ("999", ["redeal", "undo"] * 500, 999, 0, False),  # undone: the rules give them back
+    ("500", ["redeal"] * 10, 490, 490, True),
+    ("500", ["redeal", "undo"] * 500, 500, 0, False),  # undone: the rules give them back
     ("20", ["redeal", "undo"] * 3, 20, 497, True),
     ("20", ["redeal"] * 20, 0, 480, False),  # the rules bind first
     # a refused move: the redeals after it are not counted, the position is before it
@@ -128,6 +128,14 @@ def test_an_absurd_page_number_gets_a_clear_message(client: FlaskClient) -> None
     # per_page's message gives its own range, not a page's
     found = problem(client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?per_page="), 422)
     assert "per_page must be a whole number from 1 to 100," in found["detail"]
+    # zero is a whole number, refused by the range, in a whole sentence (it said "page
+    # must run from 1")
+    for query, detail in (("page=0", "page must be 1 or more, not 0"),
+                          ("per_page=0", "per_page must be from 1 to 100, not 0"),
+                          ("per_page=101", "per_page must be from 1 to 100, not 101")):
+        found = problem(client.get(f"/v1/puzzles/{TODAY}/montana/leaderboard?{query}"), 422)
+        assert found["detail"] == detail
+        assert found["errors"][0]["parameter"] == query.split("=")[0]
 
 
 def test_human_text_counts_moves_from_one_but_pointers_from_zero(client: FlaskClient) -> None:

@@ -75,6 +75,41 @@ def test_prepare_refuses_bad_values(instance: Path) -> None:
     assert code == 2 and "--from" in err
 
 
+def test_prepare_refuses_an_unknown_name_as_other_commands_do_and_makes_nothing(
+        instance: Path) -> None:
+    """An unknown variant is refused with the pointer to `gapgrid variants` that every other
+    command gives, and before the instance folder is made (it made one, then refused)."""
+    code, _, err = run("puzzles", "prepare", "--days", "1", "--variant", "nosuch")
+    assert code == 2
+    assert "--variant: unknown variant 'nosuch' (`gapgrid variants` lists them)" in err
+    assert not instance.exists()
+
+
+def test_a_mistyped_date_is_said_before_a_missing_instance(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """daily --date and solution's DATE are checked first: run where there is no instance,
+    a mistyped date is what they say (they said the instance or the secret was missing)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GAPGRID_INSTANCE", raising=False)
+    monkeypatch.delenv("GAPGRID_SECRET_KEY", raising=False)
+    for args, where in ((("daily", "montana", "--date", "2026-02-30"), "'--date'"),
+                        (("solution", "2026-1-5", "montana"), "DATE")):
+        code, _, err = run(*args)
+        assert code == 2 and f"Invalid value for {where}: " in err
+        assert "is not a date like 2026-11-30" in err and "instance" not in err
+    assert not (tmp_path / "instance").exists()
+
+
+def test_solution_takes_the_variant_first_too(instance: Path) -> None:
+    """`solution VARIANT DATE`, in the order of `daily VARIANT --date`, prints what
+    `solution DATE VARIANT` does (it said 'montana' is not a date)."""
+    yesterday = (today() - datetime.timedelta(days=1)).isoformat()
+    prepare("--from", yesterday, "--days", "1", "--variant", "paganini")
+    code, out, err = run("solution", yesterday, "paganini", "--json")
+    assert code == 0, err
+    assert run("solution", "paganini", yesterday, "--json") == (0, out, err)
+
+
 def test_prepare_checks_every_name_first_and_makes_a_game_once(instance: Path) -> None:
     """An unknown name among known ones is refused before any puzzle is made (montana was
     prepared, then the command failed); two names of one game (addiction is spaces)

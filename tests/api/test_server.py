@@ -104,16 +104,19 @@ def test_a_restart_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_the_banner_names_the_page_and_the_puzzles_not_made_yet(tmp_path: Path) -> None:
-    """At start the server says where the player's page is and how many of today's puzzles
-    the first requests will have to search for (with the command that makes them ahead);
-    one made since counts no more, and a server that makes puzzles without a search says
-    nothing of them."""
+    """At start the server says where the player's page is, whether its database is a new
+    one (a mistyped GAPGRID_DATABASE would be), and how many of today's puzzles the first
+    requests will have to search for (with the command that makes them ahead); one made
+    since counts no more, and a server that makes puzzles without a search says nothing of
+    them."""
     every = len(plugins.load_catalogue().slugs())  # the server loads the same plugins
     log = tmp_path / "server.log"
     live = LiveServer(tmp_path / "instance", log=log,
                       environment={"GAPGRID_CERTIFY_SECONDS": "0.5"}).start()
     try:
-        assert f"and the player's page on {live.url}/ " in log.read_text()
+        database = tmp_path / "instance" / "gapgrid.sqlite3"
+        assert (f"and the player's page on {live.url}/ (a new, empty database {database}); "
+                in log.read_text())
         assert (f"{every} of today's puzzles are not made yet: the first requests make them, "
                 f"up to 0.5 s of search each; gapgrid puzzles prepare makes them ahead"
                 in log.read_text())
@@ -124,6 +127,7 @@ def test_the_banner_names_the_page_and_the_puzzles_not_made_yet(tmp_path: Path) 
     live.start()
     live.stop()
     assert f"{every - 1} of today's puzzles are not made yet" in log.read_text()
+    assert f"(database {database}); " in log.read_text()  # the second start's
     log.unlink()
     live.environment["GAPGRID_CERTIFY_SECONDS"] = "0"
     live.start()

@@ -74,6 +74,7 @@ def test_presets_are_a_variant_plus_options(catalogue: Catalogue) -> None:
 def test_options_override_the_variant_and_the_preset(catalogue: Catalogue) -> None:
     """Given options beat the variant's own rules and a preset's options."""
     assert catalogue.rules("blue-moon", {"redeals": "5"}).redeals == 5
+    assert catalogue.rules("blue-moon", {"redeals": "500"}).redeals == 500  # the most
     assert catalogue.rules("gaps", {"redeal-when": "anytime"}).timing is RedealTiming.ANYTIME
     assert catalogue.rules("montana", {"redeal-placement": "last-column"}).placement.name == (
         "last-column")
@@ -83,6 +84,9 @@ def test_options_override_the_variant_and_the_preset(catalogue: Catalogue) -> No
     ({"colour": "red"}, "montana has no option 'colour'"),
     ({"redeals": "many"}, "'many' is not a number of redeals"),
     ({"redeals": "-1"}, "not a number of redeals"),
+    # no more than one game may ask for: 999 promised 499 redeals that would be refused,
+    # yet counted as unused in the scores
+    ({"redeals": "501"}, "'501' is more than the 500 redeals one game may ask for"),
     ({"redeal-placement": "sideways"}, "not a redeal placement"),
     ({"redeal-when": "never"}, "not a redeal timing"),
 ])

@@ -38,8 +38,10 @@ def test_words_are_case_insensitive() -> None:
 @pytest.mark.parametrize(("text", "reason"), [
     ("12", "write a move as F-T"),
     ("", "write a move as F-T"),
-    ("12-", "'' is not a slot number"),
-    ("-5", "'' is not a slot number"),
+    ("12-", "a slot number is missing: write a move as F-T, such as '12-25'"),
+    ("-5", "slot numbers are never negative"),
+    ("-1-3", "slot numbers are never negative"),
+    ("--3", "a slot number is missing"),
     ("a-5", "'a' is not a slot number"),
     ("1-2-3", "'2-3' is not a slot number"),
     ("12 - 25", "'12 ' is not a slot number"),
