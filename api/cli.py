@@ -49,7 +49,6 @@ import click
 from gapgrid.api import render
 from gapgrid.api.cli_db import db_group
 from gapgrid.api.cli_puzzles import (
-    checked_day,
     print_puzzle_facts,
     puzzle_service,
     puzzles_group,
@@ -83,6 +82,7 @@ from gapgrid.api.cli_support import (
 from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
+from gapgrid.api.services.puzzles import parse_day
 from gapgrid.api.study import study
 from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
@@ -336,7 +336,7 @@ def _print_choices(document: dict[str, Any], board: Board) -> None:
             f"{move['move']} ({_card_at(board, move['source'])})" for move in legal))
     left = document["redeals_left"]
     redeal = "a redeal is allowed now" if document["redeal_allowed"] else "no redeal now"
-    if left != 0 and document["redeals_cap_left"] == 0:  # the rules would allow one
+    if left != 0 and document["redeals_cap_left"] == 0:  # the rules have some left
         redeal += (f": the game has asked for the {games.MAX_REDEALS} redeals one game may, undone "
                    f"ones included")
     click.echo(f"Redeals left: {left} ({redeal}).")
@@ -385,7 +385,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     try:
         settings = Settings.from_environment(create_secret=True)
         # said in the banner: a mistyped GAPGRID_DATABASE makes a new one, not an error
-        new = isinstance(settings.database, Path) and not settings.database.exists()
+        new = isinstance(settings.database, Path) and not _exists(settings.database)
         app = create_app(settings)
         server = build_server(app, settings, host=host, port=port, threads=threads)
         unmade = len(app.extensions[EXTENSION].puzzles.unmade_today())
@@ -404,10 +404,18 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     server.run()
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; False where it cannot even be looked at (no permission, a
+    name too long), which opening it then says in one line."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 @main.command()
 @click.argument("variant")
-@click.option("--date", "day", metavar="YYYY-MM-DD", callback=checked_day,
-              help="Another day than today (UTC).")
+@click.option("--date", "day", metavar="YYYY-MM-DD", help="Another day than today (UTC).")
 @json_flag
 @click.pass_context
 def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> None:
@@ -417,6 +425,8 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     Uses the same configuration (GAPGRID_DATABASE, GAPGRID_SECRET_KEY) as
     `gapgrid serve`, so it prints the puzzle the API serves.
     """
+    if day is not None:  # before the instance is opened: a mistyped date is said first,
+        parse_day(day)  # refused as the days without a puzzle are
     with database_faults_said():
         puzzle = puzzle_service(ctx).puzzle(day, variant).document
     if as_json:

@@ -117,17 +117,6 @@ def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
                    "difficulty come with certification).")
 
 
-def checked_day(ctx: click.Context, param: click.Parameter, text: str | None) -> str | None:
-    """A click callback: ``text`` if it is written as a day (YYYY-MM-DD), checked before the
-    command opens its instance, so that a mistyped date is said first (not a missing secret)."""
-    if text is not None:
-        try:
-            parse_day(text)
-        except ServiceError as error:
-            raise click.BadParameter(error.message) from None
-    return text
-
-
 @click.command("solution")
 @click.argument("date", metavar="DATE")
 @click.argument("variant")
@@ -138,11 +127,8 @@ def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool)
     (YYYY-MM-DD), once that day is over (UTC). VARIANT DATE, the order of `daily`, works too."""
     if not DATE.fullmatch(date) and DATE.fullmatch(variant):
         date, variant = variant, date
-    try:  # before the instance is opened: a mistyped date is said first
-        parse_day(date)
-    except ServiceError as error:
-        raise click.BadParameter(error.message, param_hint="DATE") from None
     try:
+        parse_day(date)  # before the instance is opened: a mistyped date is said first
         with database_faults_said():
             document = puzzle_service(ctx).solution(date, variant)
     except SolutionUnavailable as error:
@@ -197,10 +183,9 @@ def prepare_command(ctx: click.Context, days: int, first: str | None,
     except ConfigError as error:
         raise SetupError(str(error)) from None
     try:
-        start = datetime.date.fromisoformat(first) if first else utc_now().date()
-    except ValueError:
-        raise click.BadParameter(f"{first!r} is not a date like 2026-11-30",
-                                 param_hint="--from") from None
+        start = parse_day(first) if first else utc_now().date()
+    except ServiceError as error:
+        raise click.BadParameter(error.message, param_hint="--from") from None
     if start < first_day:  # never served: daily refuses those days
         raise click.BadParameter(f"puzzles start on {first_day} (GAPGRID_FIRST_DAY)",
                                  param_hint="--from")

@@ -482,7 +482,11 @@ def require_database_folder(database: Path | str) -> None:
     in the wrong place, or a mistyped GAPGRID_DATABASE, is told so instead of making a new
     instance there (only ``gapgrid serve`` and ``puzzles prepare`` make one)."""
     folder = database.parent if isinstance(database, Path) else None
-    if folder is not None and not folder.is_dir():
+    try:
+        missing = folder is not None and not folder.is_dir()
+    except OSError:  # not even looked at (a name too long): opening it says why
+        missing = False
+    if missing:
         raise SetupError(f"no gapgrid instance at {folder}: run this where `gapgrid serve` "
                          f"runs, or set GAPGRID_INSTANCE to its folder (or GAPGRID_DATABASE "
                          f"to its database)")

@@ -201,13 +201,16 @@ def unusable_database(settings: Settings, error: BaseException) -> ConfigError:
         folder = Path(error.filename)
         in_the_way = _file_among(folder)
         why = f"{in_the_way} is a file, not a folder" if in_the_way else _why(error)
-        return ConfigError(f"cannot use the folder {folder} for the database {path} "
-                           f"(GAPGRID_DATABASE, or GAPGRID_INSTANCE for the default one): "
+        if path.parent != settings.instance and folder in (path.parent, *path.parent.parents):
+            return ConfigError(f"cannot use the folder {folder} for the database {path} "
+                               f"(GAPGRID_DATABASE): {why}")
+        return ConfigError(f"cannot use the instance folder {folder} (GAPGRID_INSTANCE): "
                            f"{why}")
-    if path.exists() and not path.is_file():
-        kind = "a folder" if path.is_dir() else "not a regular file"
-        return ConfigError(f"cannot use {path} as the database (GAPGRID_DATABASE): it is "
-                           f"{kind}")
+    with contextlib.suppress(OSError):  # a name too long to look at: the reason below says so
+        if path.exists() and not path.is_file():
+            kind = "a folder" if path.is_dir() else "not a regular file"
+            return ConfigError(f"cannot use {path} as the database (GAPGRID_DATABASE): it is "
+                               f"{kind}")
     reason = _why(error) if isinstance(error, OSError) else str(error)
     return ConfigError(f"cannot open the database {path} (GAPGRID_DATABASE): {reason[:200]}")
 
@@ -263,12 +266,10 @@ def instance_secret(instance: Path, *, create: bool) -> str:
 
 def _check_folder(folder: Path, variable: str) -> None:
     """Refuse a folder path that is, or runs through, something other than a folder."""
-    for part in (folder, *folder.parents):
-        if part.exists():
-            if not part.is_dir():
-                raise ConfigError(f"cannot use {folder} as the instance folder ({variable}): "
-                                  f"{part} is a file, not a folder")
-            return
+    in_the_way = _file_among(folder)
+    if in_the_way is not None:
+        raise ConfigError(f"cannot use {folder} as the instance folder ({variable}): "
+                          f"{in_the_way} is a file, not a folder")
 
 
 def _read_secret(path: Path) -> str:
@@ -308,8 +309,8 @@ def _file_among(folder: Path) -> Path | None:
         try:
             if part.exists():
                 return None if part.is_dir() else part
-        except OSError:  # not even looked at (no permission): the system's reason says it
-            return None
+        except OSError:  # not even looked at (no permission, a name too long): the system's
+            return None  # reason, given when the folder is used, says it
     return None
 
 

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final
 
@@ -62,6 +63,9 @@ UNDO: Final = Undo()
 
 _WORDS: Final[dict[str, Action]] = {"redeal": REDEAL, "undo": UNDO}
 
+_MINUS_SIGN: Final = re.compile(r"(?:^|-)-[0-9]")
+"""A minus sign before a slot number: at the start, or right after the move's dash."""
+
 
 def parse_action(text: str) -> Action:
     """Read one move (``"12-25"``, ``"redeal"``, ``"undo"``); raise :class:`NotationError`."""
@@ -73,7 +77,7 @@ def parse_action(text: str) -> Action:
     source, dash, target = text.partition("-")
     if not dash:
         raise NotationError(text, "write a move as F-T (from slot F to slot T), 'redeal' or 'undo'")
-    if not source and target[:1].isdigit():  # "-1-3", "-5": a minus sign, not a dash
+    if _MINUS_SIGN.search(text):  # "-1-3", "12--3": a minus sign, not only a dash
         raise NotationError(text, "slot numbers are never negative (slots are 0, 1, 2, ...)")
     for part in (source, target):
         if not part:

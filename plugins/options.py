@@ -11,9 +11,9 @@ from gapgrid import PLACEMENTS, UNLIMITED, RedealPlacement, RedealTiming, Regist
 MAX_REDEALS = 500
 """The most redeals the ``redeals`` option grants; beyond it, say ``unlimited``. As many
 as one game may ask for from the service and the commands
-(:data:`gapgrid.api.services.games.MAX_REDEALS` is this number), so that no game promises a
-redeal it would then be refused (at 999, 499 of them could never be played and yet counted as
-unused in the scores)."""
+(:data:`gapgrid.api.services.games.MAX_REDEALS` is this number), so that the option never
+grants redeals no game could ask for (at 999, 499 of them could never be played, and were yet
+counted as unused in the scores). Redeals taken back still count against that cap."""
 
 
 def parse_redeals(value: str | int) -> str:

@@ -64,11 +64,11 @@ MAX_DEAL_TEXT: Final = 48
 """Longest game number text (20 digits with PySolFC's separators and prefixes)."""
 
 MAX_REDEALS: Final = options.MAX_REDEALS
-"""Most redeals one request or command may ask for, undone ones included (500: the most
-the ``redeals`` option grants too). A redeal is the
-one costly action: PySolFC's shuffle, some 100 random draws in Python (about 90 us), so
-5,000 of them (the move cap) took some 450 ms, and issue 15's budget for the worst request
-is 150 ms; 500 cost under 80 ms. No game a person plays needs more (bench/README.md)."""
+"""Most redeals one request or command may ask for, undone ones included (500, the most
+the ``redeals`` option grants too). A redeal is the one costly action: PySolFC's shuffle,
+some 100 random draws in Python (about 90 us), so 5,000 of them (the move cap) took some
+450 ms, and issue 15's budget for the worst request is 150 ms; 500 cost under 80 ms. No
+game a person plays needs more (bench/README.md)."""
 
 
 # -- checking the request's values ------------------------------------------------------------

@@ -186,8 +186,10 @@ def test_daily_reads_the_instance_a_server_made(clean_environment: Path) -> None
     ("/dev/null", "not a regular file", "not a regular file"),
     ("/proc/no-such-folder/db.sqlite3", "no gapgrid instance at /proc/no-such-folder",
      "cannot use the folder /proc/no-such-folder for the database "
-     "/proc/no-such-folder/db.sqlite3 (GAPGRID_DATABASE, or GAPGRID_INSTANCE for the "
-     "default one): "),
+     "/proc/no-such-folder/db.sqlite3 (GAPGRID_DATABASE): "),
+    # a name too long even to look at: the system's reason, not an internal error
+    (f"/tmp/{'a' * 300}/db.sqlite3", "(GAPGRID_DATABASE): File name too long",
+     "(GAPGRID_DATABASE): File name too long"),
     # a file where a folder should be: said so, not the system's "File exists"
     ("notes.txt/db.sqlite3", "no gapgrid instance at notes.txt",
      "notes.txt is a file, not a folder"),
@@ -212,6 +214,27 @@ def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, datab
         line = result.stderr.strip()
         assert "\n" not in line and words in line and "GAPGRID_" in line, line
         assert "internal error" not in line
+
+
+def test_an_instance_folder_that_cannot_be_used_is_named_as_such(clean_environment: Path
+                                                                 ) -> None:
+    """A file as GAPGRID_INSTANCE, or a name too long, with the database elsewhere: serve
+    names the instance folder, not the database's (whose folder is fine); daily, which
+    needs neither, names the missing instance."""
+    (clean_environment / "notes.txt").write_text("not a folder")
+    (clean_environment / "db").mkdir()
+    for instance, words in (("notes.txt", "notes.txt is a file, not a folder"),
+                            (f"/tmp/{'a' * 300}", "File name too long")):
+        env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_INSTANCE": instance,
+               "GAPGRID_DATABASE": str(clean_environment / "db" / "g.sqlite3")}
+        result = invoke("serve", "--port", "0", env=env)
+        assert result.exit_code == 2
+        assert result.stderr == (f"gapgrid: cannot serve: cannot use the instance folder "
+                                 f"{instance} (GAPGRID_INSTANCE): {words}\n")
+    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_INSTANCE": f"/tmp/{'a' * 300}"}
+    result = invoke("daily", "montana", env=env)
+    assert result.exit_code == 2 and "internal error" not in result.stderr
+    assert result.stderr.endswith("(GAPGRID_INSTANCE): File name too long\n")
 
 
 def _prepared_database(folder: Path, days: int) -> tuple[Path, dict[str, str]]:

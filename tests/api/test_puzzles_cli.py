@@ -92,12 +92,24 @@ def test_a_mistyped_date_is_said_before_a_missing_instance(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GAPGRID_INSTANCE", raising=False)
     monkeypatch.delenv("GAPGRID_SECRET_KEY", raising=False)
-    for args, where in ((("daily", "montana", "--date", "2026-02-30"), "'--date'"),
-                        (("solution", "2026-1-5", "montana"), "DATE")):
+    for args, where in ((("daily", "montana", "--date", "2026-02-30"), "--date"),
+                        (("solution", "2026-1-5", "montana"), "DATE"),
+                        (("puzzles", "prepare", "--from", "20260105"), "--from")):
         code, _, err = run(*args)
         assert code == 2 and f"Invalid value for {where}: " in err
         assert "is not a date like 2026-11-30" in err and "instance" not in err
     assert not (tmp_path / "instance").exists()
+
+
+def test_a_day_is_refused_in_one_form_whatever_is_wrong_with_it(instance: Path) -> None:
+    """A mistyped day and a day with no puzzle are refused alike, by each command."""
+    prepare("--days", "1", "--variant", "paganini")
+    for command in (("daily", "paganini", "--date"), ("solution", "paganini")):
+        refusals = [run(*command, day)[2] for day in ("2026-02-30", "2020-01-01")]
+        assert [refusal.count("Usage:") for refusal in refusals] in ([0, 0], [1, 1])
+        where = "--date" if command[0] == "daily" else "DATE"
+        assert [refusal.splitlines()[-1].split(": ")[:2] for refusal in refusals] == [
+            ["Error", f"Invalid value for {where}"]] * 2
 
 
 def test_solution_takes_the_variant_first_too(instance: Path) -> None:

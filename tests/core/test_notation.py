@@ -41,7 +41,10 @@ def test_words_are_case_insensitive() -> None:
     ("12-", "a slot number is missing: write a move as F-T, such as '12-25'"),
     ("-5", "slot numbers are never negative"),
     ("-1-3", "slot numbers are never negative"),
-    ("--3", "a slot number is missing"),
+    ("12--3", "slot numbers are never negative"),
+    ("-١-3", "a slot number is missing"),  # not an ASCII digit: no minus sign either
+    ("--3", "slot numbers are never negative"),
+    ("-", "a slot number is missing"),
     ("a-5", "'a' is not a slot number"),
     ("1-2-3", "'2-3' is not a slot number"),
     ("12 - 25", "'12 ' is not a slot number"),
