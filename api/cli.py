@@ -221,9 +221,9 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
         if arguments or options:
             raise click.UsageError("--from-save takes the variant, number and moves from the "
                                    "file: give no VARIANT, NUMBER, MOVE or --option")
-        verification = games.verify_saved_game(catalogue, read_saved_game(ctx, save_file),
-                                               max_moves=max_moves(), scoring=scoring,
-                                               elapsed=elapsed, timed=timed)
+        saved = read_saved_game(ctx, save_file, "--from-save")
+        verification = games.verify_saved_game(catalogue, saved, max_moves=max_moves(),
+                                               scoring=scoring, elapsed=elapsed, timed=timed)
     elif len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or --from-save FILE)")
     else:

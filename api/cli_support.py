@@ -435,18 +435,20 @@ option_flag = click.option("--option", "-o", "options", multiple=True, metavar="
                            help="A rule option, e.g. redeals=unlimited (repeatable).")
 
 
-def read_saved_game(ctx: click.Context, path: Path) -> games.SavedGameFile:
-    """Read a PySolFC saved game and find its game; a usage error naming the file if not."""
+def read_saved_game(ctx: click.Context, path: Path, argument: str = "FILE"
+                    ) -> games.SavedGameFile:
+    """Read a PySolFC saved game and find its game; if not, a usage error naming the file and
+    the ``argument`` it was given as."""
     try:
         with open_to_read(path) as handle:
             data = handle.read(MAX_FILE_BYTES + 1)  # enough to tell it is too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
-                                 param_hint="FILE") from None
+                                 param_hint=argument) from None
     try:
         return games.read_saved_game(load_catalogue(ctx), data)
     except ServiceError as error:
-        raise click.BadParameter(f"{path}: {error.message}", param_hint="FILE") from None
+        raise click.BadParameter(f"{path}: {error.message}", param_hint=argument) from None
 
 
 def api_settings() -> Settings:

@@ -245,6 +245,7 @@ def test_timed_changes_the_frontier_allowance() -> None:
     (("verify",), None, "give VARIANT and NUMBER"),
     (("shuffle", "montana"), None, "No such command 'shuffle'"),
     (("pysolfc", "read-save", "/no/such/file.pso"), "FILE", "cannot read"),
+    (("verify", "--from-save", "/no/such/file.pso"), "--from-save", "cannot read"),
 ])
 def test_usage_errors_under_json_are_json(args: tuple[str, ...], parameter: str | None,
                                           message: str) -> None:
