@@ -165,22 +165,29 @@ class Catalogue:
                           ) -> tuple[VariantInfo | PresetInfo, dict[str, str]]:
         """Check ``options`` for the variant or preset ``name``; return it and the merged options.
 
-        A preset's own options come first; options given here override them.
+        A preset's own options come first; options given here override them. Their keys,
+        like the names of games and the option values, are read case-blind (``REDEALS``).
         Raises :class:`UnknownVariantError` or :class:`OptionError`.
         """
         entry = self.lookup(name)
         variant = self.variant_of(entry)
         merged: dict[str, str] = dict(entry.options) if isinstance(entry, PresetInfo) else {}
+        given: set[str] = set()
         for key, value in (options or {}).items():
-            option = self.options.get(key)
-            if key not in variant.options or option is None:
+            known = key.strip().lower() if isinstance(key, str) else key
+            option = self.options.get(known)
+            if known not in variant.options or option is None:
                 accepted = ", ".join(k for k in variant.options if k in self.options) or "none"
                 raise OptionError(key, f"{entry.slug} has no option {key!r} "
                                        f"(options it accepts: {accepted})")
+            if known in given:  # "redeals" and "REDEALS": which would win?
+                raise OptionError(key, f"option {known} is given twice; give it once")
+            given.add(known)
             try:
-                merged[key] = option.parse(value)
+                merged[known] = option.parse(value)
             except ValueError as error:
-                raise OptionError(key, f"option {key}: {error} (values: {option.values})") from None
+                raise OptionError(key, f"option {known}: {error} (values: {option.values})"
+                                  ) from None
         return entry, merged
 
     def rules(self, name: str, options: Mapping[str, str | int] | None = None) -> Rules:

@@ -89,13 +89,24 @@ def test_options_override_the_variant_and_the_preset(catalogue: Catalogue) -> No
     ({"redeals": "501"}, "'501' is more than the 500 redeals one game may ask for"),
     ({"redeal-placement": "sideways"}, "not a redeal placement"),
     ({"redeal-when": "never"}, "not a redeal timing"),
+    ({"redeals": "1", "REDEALS": "2"}, "option redeals is given twice; give it once"),
+    ({"reDeals ": "x"}, "option redeals: 'x' is not a number of redeals"),
 ])
 def test_bad_options_are_refused_clearly(catalogue: Catalogue, options: dict[str, str],
                                          message: str) -> None:
     """An unknown key or a bad value raises OptionError naming the key."""
     with pytest.raises(OptionError, match=message) as caught:
         catalogue.rules("montana", options)
-    assert caught.value.key == next(iter(options))
+    assert caught.value.key == list(options)[-1]  # the one at fault, as the client wrote it
+
+
+def test_option_keys_are_read_case_blind_as_names_and_values_are(catalogue: Catalogue
+                                                                 ) -> None:
+    """``REDEALS=1`` is ``redeals=1``, as ``MONTANA`` is montana and ``RANDOM`` random (it
+    was refused as an option montana has not)."""
+    assert catalogue.rules("MONTANA", {"REDEALS": "1", "Redeal-Placement": "RANDOM"}) is (
+        catalogue.rules("montana", {"redeals": "1", "redeal-placement": "random"}))
+    assert catalogue.canonical_options("montana", {"REDEALS": 1})[1] == {"redeals": "1"}
 
 
 def test_rules_are_resolved_once_per_catalogue(catalogue: Catalogue) -> None:
