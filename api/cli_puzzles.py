@@ -156,15 +156,16 @@ def puzzles_group() -> None:
 
 @puzzles_group.command("prepare")
 @click.option("--days", type=WholeNumberRange(1, MAX_DAYS), default=7, show_default=True,
+              metavar="N",
               help=f"How many days, from --from on (at most {MAX_DAYS}).")
 @click.option("--from", "first", metavar="YYYY-MM-DD",
               help="The first day (default: today, UTC).")
 @click.option("--variant", "variants", multiple=True, metavar="SLUG",
               help="Only this variant or preset (repeatable; default: every one).")
-@click.option("--positions", type=WholeNumberRange(1000, 100_000_000),
+@click.option("--positions", type=WholeNumberRange(1000, 100_000_000), metavar="P",
               default=PREPARE_BUDGET.candidate_positions, show_default=True,
               help="Search for one candidate number, in positions.")
-@click.option("--seconds", type=FiniteFloatRange(1, 3600),
+@click.option("--seconds", type=FiniteFloatRange(1, 3600), metavar="S",
               default=PREPARE_BUDGET.total_seconds, show_default=True,
               help="Search for one puzzle, all candidates together, at most.")
 @json_flag

@@ -182,6 +182,13 @@ class GapgridGroup(click.Group):
         except click.ClickException as error:
             # click declares message final, but its own messages quote arguments whole
             error.message = bounded(error.message)  # type: ignore[misc]
+            if type(error) is click.BadParameter:
+                # A value refused: said alike whether click, a check in the command or the
+                # service found it (click adds the usage block to the first two only). A
+                # command line of the wrong shape keeps it: a missing argument, an unknown
+                # option. Named as gapgrid's own checks name it (click quotes: '--budget').
+                error.ctx = None
+                error.param_hint = _parameter_of(error)
             as_json = wants_json(ctx.meta.get("gapgrid.args", []))
             if as_json and isinstance(error, click.UsageError):
                 raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
@@ -279,6 +286,8 @@ class FiniteFloatRange(click.FloatRange):
     """:class:`click.FloatRange` that refuses ``nan``: every comparison with NaN is false, so
     a range alone lets it through, and a NaN budget would be no budget at all."""
 
+    name = "number"  # "'abc' is not a valid number", not "... a valid float range"
+
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         """The number, in range and not NaN; a usage error naming the option otherwise."""
@@ -295,6 +304,8 @@ class FiniteFloatRange(click.FloatRange):
 class WholeNumberRange(click.IntRange):
     """:class:`click.IntRange` of ASCII digits only, as game numbers are: Python reads
     ``١٠٠`` (Arabic-Indic digits) as 100, which a user did not type as such."""
+
+    name = "whole number"  # "'abc' is not a valid whole number", not "... integer range"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:

@@ -266,6 +266,36 @@ def test_usage_errors_without_json_stay_text() -> None:
     assert "Error: Invalid value for NUMBER" in result.stderr
 
 
+@pytest.mark.parametrize(("args", "line"), [
+    # refused by click's type, by a check of the command, by the rules: alike
+    (("solve", "montana", "5", "--budget", "abc"),
+     "Error: Invalid value for --budget: 'abc' is not a valid number."),
+    (("study", "montana", "--deals", "x"),
+     "Error: Invalid value for --deals: 'x' is not a valid whole number."),
+    (("solution", "2026-1-1", "montana"),
+     "Error: Invalid value for DATE: '2026-1-1' is not a date like 2026-11-30"),
+    (("moves", "montana", "5", "-o", "redeals=abc"),
+     "Error: Invalid value for --option: option redeals: 'abc' is not a number of redeals "
+     "(values: 0, 1, 2, ... 500 or unlimited)"),
+])
+def test_a_value_refused_is_one_line_wherever_it_was_found(args: tuple[str, ...],
+                                                          line: str) -> None:
+    """A bad value is one line, the option named as gapgrid names it (click quoted it,
+    '--budget', and added its usage block, which the service's refusals had not)."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 2 and result.stderr == line + "\n"
+
+
+def test_a_command_line_of_the_wrong_shape_shows_the_usage() -> None:
+    """A missing argument or an unknown option: the usage block, then the error."""
+    for args, error in ((("deal", "montana"), "Error: Missing argument 'NUMBER'."),
+                        (("deal", "montana", "5", "--bogus"), "Error: No such option")):
+        result = CliRunner().invoke(main, list(args), prog_name="gapgrid")
+        assert result.exit_code == 2
+        assert result.stderr.startswith("Usage: gapgrid deal [OPTIONS] VARIANT NUMBER\n")
+        assert error in result.stderr
+
+
 def test_moves_json_lists_the_legal_moves() -> None:
     """moves --json: the verify fields (no scores), stuck, redeal_allowed, and each legal
     card move with its source, target and card, gap by gap in slot order."""
