@@ -66,6 +66,7 @@ from gapgrid.api.cli_support import (
     database_faults_said,
     echo_json,
     game_title,
+    given_moves,
     json_flag,
     load_catalogue,
     max_moves,
@@ -211,7 +212,7 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
     """Replay MOVES (F-T, redeal, undo) on game NUMBER of VARIANT, check each, and score
     the game with every scheme (or those --scoring names).
 
-    With no MOVE arguments the moves are read from standard input,
+    With no MOVE arguments, or a lone -, the moves are read from standard input,
     separated by whitespace, a chunk at a time (at most GAPGRID_MAX_MOVES
     of them). Exit status 1 when a move is refused, and with --from-save
     also when the layout saved in the file differs from the replay's.
@@ -262,11 +263,12 @@ def moves_command(ctx: click.Context, variant: str, number: str, moves: Sequence
                   options: Sequence[str], as_json: bool) -> None:
     """Show the position MOVES lead to in game NUMBER of VARIANT, and the legal moves there.
 
-    With no MOVE the position is the deal. When a move is refused, the
-    position is the one before it (exit status 1).
+    With no MOVE the position is the deal; a lone - reads the moves from
+    standard input. When a move is refused, the position is the one before
+    it (exit status 1).
     """
     position = games.position_stream(load_catalogue(ctx), variant=variant, deal=number,
-                                     moves=read_moves(moves) if moves else iter(()),
+                                     moves=given_moves(moves),
                                      max_moves=max_moves(),
                                      options=parse_option_pairs(options))
     document = position.document

@@ -221,7 +221,10 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
                   as_json: bool) -> None:
     """Search for a win from the deal of game NUMBER of VARIANT, or from the position MOVES
     lead to: won (with a line of actions that wins), lost (no line wins), or unknown
-    (the budget ran out)."""
+    (the budget ran out).
+
+    A lone - as MOVE reads the moves from standard input.
+    """
     try:
         # From here to the answer, Ctrl-C and SIGTERM stop the command at once, and a second
         # signal cannot cut short the saying so (api/study_stop.py)
@@ -268,7 +271,10 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
                  options: Sequence[str], budget: float, memory: int, as_json: bool) -> None:
     """The next action of a winning line from the position MOVES lead to in game NUMBER of
     VARIANT, and how many actions the line has left; or that the position is lost; or that
-    no win was found within the budget."""
+    no win was found within the budget.
+
+    A lone - as MOVE reads the moves from standard input.
+    """
     try:
         with stop_signals(interruptible=True) as stop:  # as for solve
             position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,

@@ -315,6 +315,17 @@ def test_moves_json_lists_the_legal_moves() -> None:
         assert flat[move["source"]] == move["card"] and flat[move["target"]] is None
 
 
+@pytest.mark.parametrize("command", ["moves", "verify"])
+def test_a_lone_dash_reads_the_moves_from_standard_input(command: str) -> None:
+    """``-`` as the one MOVE reads the moves from standard input (``moves`` with no MOVE
+    shows the deal, so a file of moves needs the dash): the same document as arguments."""
+    from_arguments = run(command, "montana", "27769", *GOLDEN_OPENING, "--json")
+    from_stdin = run(command, "montana", "27769", "-", "--json",
+                     stdin="\n".join(GOLDEN_OPENING) + "\n")
+    assert from_stdin == from_arguments
+    assert json.loads(from_stdin[1])["moves_applied"] == len(GOLDEN_OPENING)
+
+
 def test_moves_after_a_refused_move_shows_the_position_before_it() -> None:
     """A refused move: exit 1, ok false with the error, and the position before it."""
     code, output = run("moves", "montana", "27769", "27-40", "redeal", "15-0", "0-3", "--json")

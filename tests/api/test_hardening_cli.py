@@ -606,7 +606,7 @@ def test_a_reader_that_went_away_is_not_a_refused_move(args: tuple[str, ...]) ->
 
 
 @pytest.mark.parametrize(("args", "closed", "words"), [
-    (("verify", "montana", "1"), "stdin", "standard input is closed"),
+    (("verify", "montana", "1"), "stdin", "standard input, which is closed"),
     (("variants",), "stdout", "standard output is closed"),
     (("moves", "montana", "3", "--json"), "stdout", "standard output is closed"),
 ])

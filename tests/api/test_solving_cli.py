@@ -235,6 +235,35 @@ def test_the_moves_given_are_capped_by_gapgrid_max_moves(
     assert code != 2, err
 
 
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_a_lone_dash_reads_the_moves_from_standard_input(command: str) -> None:
+    """``-`` as the one MOVE reads the moves from standard input, as verify does: the
+    search starts where the same moves as arguments lead."""
+    variant, number, options = WON_QUICKLY
+    moves = ["12-0", "undo", "37-31"]
+    result = CliRunner().invoke(main, [command, variant, number, *options, "-", "--json"],
+                                input=" ".join(moves))
+    assert result.exit_code == 0, result.output
+    from_stdin = json.loads(result.stdout)
+    code, out, _ = run(command, variant, number, *options, *moves, "--json")
+    assert code == 0
+    from_arguments = json.loads(out)
+    assert from_stdin["moves_applied"] == from_arguments["moves_applied"] == 3
+    assert from_stdin["verdict"] == from_arguments["verdict"] == "won"
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_moves_on_standard_input_are_capped_too(command: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard input is read to one move past GAPGRID_MAX_MOVES, and no further."""
+    monkeypatch.setenv("GAPGRID_MAX_MOVES", "3")
+    result = CliRunner().invoke(main, [command, "montana", "5", "-"],
+                                input="13-0 undo " * 100_000)
+    assert result.exit_code == 2
+    assert ("4 moves given on standard input, more than 3: the limit is GAPGRID_MAX_MOVES"
+            in result.stderr)
+
+
 def test_a_hint_on_a_deal_lost_from_the_start_does_not_say_undo() -> None:
     """With no move played there is nothing to undo: the hint says the deal cannot be won."""
     variant, number, options = LOST_QUICKLY
