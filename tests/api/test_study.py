@@ -996,19 +996,25 @@ def test_a_server_that_is_no_scheduler_is_a_usage_error_in_bounded_time(
 
 @pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8786", "tcp://:::", "",
                                      "tcp://127.0.0.1:99999"])
-def test_a_malformed_dask_address_is_a_usage_error(tmp_path: Path, address: str) -> None:
+def test_a_malformed_dask_address_is_a_usage_error(tmp_path: Path, address: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """An address dask cannot parse is refused naming --dask (it was an internal error), at
-    once: the command ends without the 20 s and the traceback of a client left half made."""
+    once: the command ends without waiting out the connection's deadline (made far longer
+    here than a loaded machine's start-up, so that the bound says only that), and without
+    the traceback at exit of a client left half made."""
     pytest.importorskip("distributed", reason="dask.distributed is not installed")
-    started = time.monotonic()
     result = subprocess.run([str(GAPGRID), "study", *STUDY, "--dask", address, "--out",
                              str(tmp_path / "d.csv")], capture_output=True, text=True,
                             timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     assert f"no Dask scheduler answers at {address}" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
-    assert time.monotonic() - started < 10
     assert not (tmp_path / "d.csv").exists()
+    monkeypatch.setattr(study_module, "DASK_CONNECT_SECONDS", 120.0)
+    started = time.monotonic()
+    in_process = run("study", *STUDY, "--dask", address, "--out", tmp_path / "d.csv")
+    assert in_process.exit_code == 2 and "--dask" in in_process.stderr, in_process.output
+    assert time.monotonic() - started < 60
 
 
 def test_the_plot_command_tabulates_and_draws_the_studies(tmp_path: Path) -> None:
