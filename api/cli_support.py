@@ -173,7 +173,7 @@ class GapgridGroup(click.Group):
                 number = signal_of(interruption)
                 word = signal_word(number)
                 tell(f"\ngapgrid: {word}")  # after the "^C" a terminal shows, on a line of its own
-                if wants_json(ctx.meta.get("gapgrid.args", [])):
+                if json_asked(ctx):
                     # a program reading standard output gets a document there, as for
                     # a usage error, not an empty stream
                     cause = "SIGTERM" if number == signal.SIGTERM else "Ctrl-C"
@@ -190,7 +190,7 @@ class GapgridGroup(click.Group):
                 # option. Named as gapgrid's own checks name it (click quotes: '--budget').
                 error.ctx = None
                 error.param_hint = _parameter_of(error)
-            as_json = wants_json(ctx.meta.get("gapgrid.args", []))
+            as_json = json_asked(ctx)
             if as_json and isinstance(error, click.UsageError):
                 raise JsonUsageError(error.format_message(), _parameter_of(error)) from None
             if as_json and isinstance(error, SetupError) and not isinstance(
@@ -230,6 +230,25 @@ def wants_json(args: Sequence[str]) -> bool:
     """Whether ``--json`` is among the options (not after a ``--``)."""
     options = args[:args.index("--")] if "--" in args else args
     return "--json" in options
+
+
+def json_asked(ctx: click.Context) -> bool:
+    """Whether the command line asked for ``--json``, unless it is of a command that has
+    none: ``gapgrid serve --json``, whose refusal is that serve has no such option, says
+    so as text (an unknown command may be a misspelt one that has it: JSON)."""
+    args: list[str] = ctx.meta.get("gapgrid.args", [])
+    if not wants_json(args):
+        return False
+    command: click.Command = ctx.find_root().command
+    for arg in args:  # the command's name, and a group's command's, come before "--json"
+        if arg == "--json" or not isinstance(command, click.Group):
+            break
+        if not arg.startswith("-"):
+            found = command.get_command(ctx, arg)
+            if found is None:
+                return True
+            command = found
+    return any("--json" in param.opts for param in command.params)
 
 
 def usage_error(error: ServiceError) -> click.BadParameter:

@@ -259,6 +259,17 @@ def test_usage_errors_under_json_are_json(args: tuple[str, ...], parameter: str 
     assert message in error["message"]
 
 
+@pytest.mark.parametrize("args", [("serve", "--json"), ("puzzles", "--json"),
+                                  ("db", "upgrade", "--json")])
+def test_json_given_to_a_command_without_it_is_refused_as_text(args: tuple[str, ...]
+                                                               ) -> None:
+    """A command that prints no JSON says as text that it has no --json (it answered with
+    a JSON document saying so)."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Error: No such option '--json'." in result.stderr
+
+
 def test_usage_errors_without_json_stay_text() -> None:
     """Without --json a usage error is click's usual text on standard error."""
     result = CliRunner().invoke(main, ["verify", "montana", "0"])
