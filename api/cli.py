@@ -4,9 +4,9 @@ Other tools script against these exact forms:
 
 * ``gapgrid variants [--json]``
 * ``gapgrid deal VARIANT NUMBER [--option KEY=VALUE ...] [--json]``
-* ``gapgrid verify VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--scoring NAME ...]
+* ``gapgrid verify VARIANT NUMBER [MOVE ... | -] [--option KEY=VALUE ...] [--scoring NAME ...]
   [--elapsed SECONDS] [--timed] [--json]``
-* ``gapgrid moves VARIANT NUMBER [MOVE ...] [--option KEY=VALUE ...] [--json]``
+* ``gapgrid moves VARIANT NUMBER [MOVE ... | -] [--option KEY=VALUE ...] [--json]``
 * ``gapgrid scoring [--json]``
 * ``gapgrid study VARIANT|all [--option KEY=VALUE ...] [--deals N] [--first-deal K]
   [--budget SECONDS] [--workers W | --dask ADDRESS] [--out FILE.csv] [--resume]``
@@ -26,7 +26,8 @@ internal error, 130 when Ctrl-C cut a command short (with ``--json``,
 with 0: Ctrl-C is how it is stopped), 141 when the reader of standard output
 went away.
 
-Moves are read a chunk at a time, from the arguments or standard input,
+Moves are read a chunk at a time, from the arguments or standard input
+(a lone ``-``, or for ``verify`` no MOVE; ``solve`` and ``hint`` read them so too),
 and never more than ``GAPGRID_MAX_MOVES`` (5,000) + 1 of them: the answer is
 the first refused move among those, and only when all are legal is a
 malformed move, or a move past the cap, a usage error (as the HTTP API

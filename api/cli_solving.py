@@ -36,9 +36,10 @@ from gapgrid.api.cli_support import (
     WholeNumberRange,
     echo_json,
     game_title,
+    given_moves,
     json_flag,
-    limited_moves,
     load_catalogue,
+    max_moves,
     option_flag,
     parse_option_pairs,
 )
@@ -168,11 +169,13 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
         solving.layout_rules(catalogue, arguments[0], chosen)  # before reading the file
         return solving.layout_position(catalogue, variant=arguments[0],
                                        rows=_read_layout_file(layout),
-                                       moves=limited_moves(arguments[1:]), options=chosen)
+                                       moves=given_moves(arguments[1:]),
+                                       max_moves=max_moves(), options=chosen)
     if len(arguments) < 2:
         raise click.UsageError("give VARIANT and NUMBER (or VARIANT and --layout FILE)")
     return solving.replayed(catalogue, variant=arguments[0], deal=arguments[1],
-                            moves=limited_moves(arguments[2:]), options=chosen)
+                            moves=given_moves(arguments[2:]), max_moves=max_moves(),
+                            options=chosen)
 
 
 def _print_position(ctx: click.Context, position: solving.Replayed,
@@ -278,7 +281,7 @@ def hint_command(ctx: click.Context, variant: str, number: str, moves: Sequence[
     try:
         with stop_signals(interruptible=True) as stop:  # as for solve
             position = solving.replayed(load_catalogue(ctx), variant=variant, deal=number,
-                                        moves=limited_moves(moves),
+                                        moves=given_moves(moves), max_moves=max_moves(),
                                         options=parse_option_pairs(options))
             line = progress_line(as_json)
             try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import itertools
 import json
 import math
 import os
@@ -36,7 +35,7 @@ from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
 from gapgrid.api.study_stop import signal_of, signal_word
-from gapgrid.api.text import bounded, excerpt, plugin_reason, plural
+from gapgrid.api.text import bounded, excerpt, plugin_reason
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.rules import Rules
 
@@ -412,45 +411,33 @@ STDIN_MOVES: Final = "-"
 """A lone MOVE ``-`` reads the moves from standard input (no move is written ``-``)."""
 
 
-def limited_moves(moves: Sequence[str]) -> list[str]:
-    """MOVE arguments, at most ``GAPGRID_MAX_MOVES`` of them (a usage error beyond): a
-    command's moves cost no more than a request's. A lone ``-`` reads them from standard
-    input, at most one more than the cap."""
-    limit = max_moves()
-    where = ""
-    if list(moves) == [STDIN_MOVES]:
-        moves = list(itertools.islice(_stdin_moves(), limit + 1))
-        where = " on standard input"
-    if len(moves) > limit:
-        raise click.UsageError(f"{plural(len(moves), 'move')} given{where}, more than "
-                               f"{limit:,}: the limit is GAPGRID_MAX_MOVES")
-    return list(moves)
-
-
 def given_moves(moves: Sequence[str]) -> Iterator[str]:
     """The MOVE arguments one at a time; a lone ``-`` reads them from standard input
     (:func:`read_moves`)."""
-    return read_moves(moves) if list(moves) == [STDIN_MOVES] else iter(moves)
+    return read_moves(moves) if STDIN_MOVES in moves else iter(moves)
 
 
 def read_moves(moves: Sequence[str]) -> Iterator[str]:
     """The moves from the arguments, or else (none, or a lone ``-``) whitespace-separated
     from standard input, one at a time (:func:`stdin_words`): a use case that stops at a
     refused move stops reading, and one that refuses another argument first reads nothing."""
-    if moves and list(moves) != [STDIN_MOVES]:
+    if STDIN_MOVES in moves and len(moves) > 1:
+        raise click.BadParameter(f"{STDIN_MOVES} reads the moves from standard input: give "
+                                 f"it alone, or the moves without it", param_hint="MOVE")
+    if moves and STDIN_MOVES not in moves:
         yield from moves
         return
-    yield from _stdin_moves()
-
-
-def _stdin_moves() -> Iterator[str]:
     if sys.stdin is None:  # started with standard input closed (``<&-``)
         raise click.BadParameter("the moves are read from standard input, which is closed: "
                                  "give them as arguments", param_hint="MOVE")
     stdin = sys.stdin.buffer  # bytes: input that is not UTF-8 is refused as moves, not a crash
     if stdin.isatty():
         click.echo("gapgrid: reading moves from standard input (end with Ctrl-D)", err=True)
-    yield from stdin_words(stdin, games.MAX_MOVE_TEXT)
+    try:
+        yield from stdin_words(stdin, games.MAX_MOVE_TEXT)
+    except OSError as error:  # a descriptor not open for reading (``0<&3`` of a file written)
+        raise click.BadParameter(f"cannot read standard input: {error.strerror or error}",
+                                 param_hint="MOVE") from None
 
 
 def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:

@@ -370,25 +370,34 @@ def replay_stream(rules: Rules, game: DealNumber, moves: Iterable[str], max_move
     read is legal does the malformed move, or the cap, make the refusal
     (:class:`ServiceError`). Memory is bounded by the move cap.
     """
+    actions, stopped = read_actions(moves, max_moves)
+    return refused_after(replay(rules, game, actions), stopped)
+
+
+def read_actions(moves: Iterable[str], max_moves: int
+                 ) -> tuple[list[Action], ServiceError | None]:
+    """The actions of ``moves`` as :func:`replay_stream` reads them, and the refusal that
+    stopped the reading (None when the moves ended first)."""
     actions: list[Action] = []
-    stopped: ServiceError | None = None
     redeals = 0
     for index, text in enumerate(moves):
         if index >= max_moves:
-            stopped = invalid(f"more than {max_moves:,} moves: the limit is GAPGRID_MAX_MOVES",
-                              "moves", index)
-            break
+            return actions, invalid(f"more than {max_moves:,} moves: the limit is "
+                                    f"GAPGRID_MAX_MOVES", "moves", index)
         try:
             action = parse_move(text, index)
         except ServiceError as error:
-            stopped = error
-            break
+            return actions, error
         redeals += isinstance(action, Redeal)
         if redeals > MAX_REDEALS:
-            stopped = too_many_redeals(index)
-            break
+            return actions, too_many_redeals(index)
         actions.append(action)
-    result = replay(rules, game, actions)
+    return actions, None
+
+
+def refused_after(result: ReplayResult, stopped: ServiceError | None) -> ReplayResult:
+    """``result``, the replay of the moves :func:`read_actions` read; but when every one of
+    them is legal, the refusal that stopped the reading is the answer."""
     if stopped is not None and result.ok:
         raise stopped
     return result

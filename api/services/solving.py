@@ -26,7 +26,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -126,17 +126,25 @@ class Replayed:
         return document
 
 
-def replayed(catalogue: Catalogue, *, variant: str, deal: str, moves: Sequence[str],
-             options: Mapping[str, str | int] | None = None) -> Replayed:
-    """The position ``moves`` lead to in game ``deal`` of ``variant``."""
+def replayed(catalogue: Catalogue, *, variant: str, deal: str, moves: Iterable[str],
+             options: Mapping[str, str | int] | None = None, max_moves: int | None = None
+             ) -> Replayed:
+    """The position ``moves`` lead to in game ``deal`` of ``variant``: every move checked
+    as notation first (a request's, whose count is checked already), or, with
+    ``max_moves``, read one by one as :func:`games.replay_stream` reads them (a command's,
+    from standard input maybe)."""
     rules = games.game_rules(catalogue, variant, options)
     game = games.game_number(deal)
-    return Replayed(rules, game, replay(rules, game, games.actions_of(moves)))
+    if max_moves is not None:
+        return Replayed(rules, game, games.replay_stream(rules, game, moves, max_moves))
+    return Replayed(rules, game, replay(rules, game, games.actions_of(list(moves))))
 
 
-def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: Sequence[str] = (),
-                    options: Mapping[str, str | int] | None = None) -> Replayed:
-    """The position given as ``rows`` of card codes (null for a gap), then ``moves``.
+def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: Iterable[str],
+                    max_moves: int, options: Mapping[str, str | int] | None = None
+                    ) -> Replayed:
+    """The position given as ``rows`` of card codes (null for a gap), then ``moves``, read
+    as :func:`games.replay_stream` reads them.
 
     Refused for rules with redeals (a redeal's shuffle needs the game
     number), and for rows that are not the cards a deal of ``variant``
@@ -158,7 +166,8 @@ def layout_position(catalogue: Catalogue, *, variant: str, rows: object, moves: 
                       f"of the deal once per deck, and {dealt.count(None)} gaps)", "layout")
     state = GameState(rules=rules, deal=LAYOUT_PLACEHOLDER_DEAL, board=board, redeals_used=0,
                       rng_state=LAYOUT_PLACEHOLDER_DEAL.new_random().getstate())
-    return Replayed(rules, None, replay_from(state, games.actions_of(moves)))
+    actions, stopped = games.read_actions(moves, max_moves)
+    return Replayed(rules, None, games.refused_after(replay_from(state, actions), stopped))
 
 
 def layout_rules(catalogue: Catalogue, variant: str,

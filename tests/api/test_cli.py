@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from gapgrid.api.cli import main
+from tests.api.live import GAPGRID
 
 GOLDEN_OPENING = ["27-40", "redeal", "15-0", "0-39"]  # Montana 27769, from the golden games
 
@@ -335,6 +337,23 @@ def test_a_lone_dash_reads_the_moves_from_standard_input(command: str) -> None:
                      stdin="\n".join(GOLDEN_OPENING) + "\n")
     assert from_stdin == from_arguments
     assert json.loads(from_stdin[1])["moves_applied"] == len(GOLDEN_OPENING)
+
+
+@pytest.mark.parametrize("moves", [("-", "27-40"), ("27-40", "-")])
+def test_a_dash_among_other_moves_says_it_goes_alone(moves: tuple[str, ...]) -> None:
+    """``-`` with other MOVEs is refused as such, not as a move with no slot numbers."""
+    code, output = run("moves", "montana", "27769", *moves, stdin="15-0")
+    assert code == 2 and "- reads the moves from standard input: give it alone" in output
+
+
+def test_standard_input_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:
+    """Standard input open only for writing (``0<&3`` of a file opened with ``3>``): exit 2
+    and the reason, not an internal error."""
+    with (tmp_path / "written").open("w") as written:
+        done = subprocess.run([str(GAPGRID), "moves", "montana", "1", "-"], stdin=written,
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "cannot read standard input: Bad file descriptor" in done.stderr
 
 
 def test_moves_after_a_refused_move_shows_the_position_before_it() -> None:

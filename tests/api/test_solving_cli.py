@@ -230,9 +230,24 @@ def test_the_moves_given_are_capped_by_gapgrid_max_moves(
     so): solve and hint replayed any number (40,000 in an attack)."""
     monkeypatch.setenv("GAPGRID_MAX_MOVES", "3")
     code, _, err = run(command, "montana", "5", "13-0", "undo", "13-0", "undo")
-    assert code == 2 and "4 moves given, more than 3: the limit is GAPGRID_MAX_MOVES" in err
+    assert code == 2 and "more than 3 moves: the limit is GAPGRID_MAX_MOVES" in err
     code, _, err = run(command, "montana", "52", "-o", "redeals=0", "--budget", "1", "10-0")
     assert code != 2, err
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_a_refused_move_is_the_answer_before_the_cap_or_a_malformed_one(
+        command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As verify reads moves, so do solve and hint (the README says so for the three): the
+    first refused move is the answer (exit 1, nothing searched), and only when every move
+    read is legal is a malformed move or one past the cap a usage error."""
+    monkeypatch.setenv("GAPGRID_MAX_MOVES", "3")
+    for moves in (["0-3", "13-0", "undo", "13-0", "undo"], ["0-3", "x"]):
+        code, out, err = run(command, "montana", "5", *moves, "--budget", "1")
+        assert code == 1, (out, err)
+        assert "Move 1 (0-3) is refused" in out and "Nothing was searched" in out
+    code, _, err = run(command, "montana", "5", "13-0", "x", "--budget", "1")
+    assert code == 2 and "move 2: 'x' is not a move" in err, err
 
 
 @pytest.mark.parametrize("command", ["solve", "hint"])
@@ -260,8 +275,7 @@ def test_moves_on_standard_input_are_capped_too(command: str,
     result = CliRunner().invoke(main, [command, "montana", "5", "-"],
                                 input="13-0 undo " * 100_000)
     assert result.exit_code == 2
-    assert ("4 moves given on standard input, more than 3: the limit is GAPGRID_MAX_MOVES"
-            in result.stderr)
+    assert "more than 3 moves: the limit is GAPGRID_MAX_MOVES" in result.stderr
 
 
 def test_a_hint_on_a_deal_lost_from_the_start_does_not_say_undo() -> None:
