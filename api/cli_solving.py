@@ -19,6 +19,7 @@ is not a terminal, so nothing of it reaches a pipe or a log.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from gapgrid.api import render
 from gapgrid.api.cli_support import (
     EXIT_ILLEGAL_MOVE,
     NUMBER_ARGUMENTS,
+    STDIN_MOVES,
     FiniteFloatRange,
     GapgridCommand,
     WholeNumberRange,
@@ -142,6 +144,15 @@ def _translate(error: ServiceError) -> ServiceError | click.BadParameter:
     return error
 
 
+def _is_standard_input(path: Path) -> bool:
+    """Whether ``path`` names this process's standard input (``/dev/stdin``, a pipe's
+    ``/proc/self/fd/0``)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(0))
+    except (OSError, ValueError):  # no such file, or standard input closed
+        return False
+
+
 def _read_layout_file(path: Path) -> object:
     """The rows in a layout file, read with a size limit."""
     try:
@@ -166,6 +177,9 @@ def _position(ctx: click.Context, arguments: Sequence[str], options: Sequence[st
             raise click.UsageError(f"NUMBER ({excerpt(arguments[1])}) and --layout exclude "
                                    f"each other: the layout is the position, and any MOVE "
                                    f"after VARIANT starts from it")
+        if STDIN_MOVES in arguments[1:] and _is_standard_input(layout):
+            raise click.UsageError("--layout reads standard input, so the moves cannot be "
+                                   "read there too: give them as arguments")
         solving.layout_rules(catalogue, arguments[0], chosen)  # before reading the file
         return solving.layout_position(catalogue, variant=arguments[0],
                                        rows=_read_layout_file(layout),

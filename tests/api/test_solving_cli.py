@@ -278,6 +278,19 @@ def test_moves_on_standard_input_are_capped_too(command: str,
     assert "more than 3 moves: the limit is GAPGRID_MAX_MOVES" in result.stderr
 
 
+def test_a_layout_on_standard_input_leaves_no_moves_to_read_there(tmp_path: Path) -> None:
+    """``--layout /dev/stdin`` with ``-``: one of them would find standard input read
+    already (the moves were none, silently); refused, naming both."""
+    variant, number, options = WON_QUICKLY
+    with layout_file(tmp_path, variant, number, options).open("rb") as stdin:
+        done = subprocess.run([str(GAPGRID), "solve", variant, *options, "--layout",
+                               "/dev/stdin", "-"], stdin=stdin,
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stdout
+    assert "--layout reads standard input, so the moves cannot be read there too" in (
+        done.stderr)
+
+
 def test_a_hint_on_a_deal_lost_from_the_start_does_not_say_undo() -> None:
     """With no move played there is nothing to undo: the hint says the deal cannot be won."""
     variant, number, options = LOST_QUICKLY
