@@ -234,7 +234,9 @@ def wants_json(args: Sequence[str]) -> bool:
 def json_asked(ctx: click.Context) -> bool:
     """Whether the command line asked for ``--json``, unless it is of a command that has
     none: ``gapgrid serve --json``, whose refusal is that serve has no such option, says
-    so as text (an unknown command may be a misspelt one that has it: JSON)."""
+    so as text. An unknown command may be a misspelt one that has it: JSON, where one of
+    its group's commands has ``--json`` (``gapgrid sovle``), text where none has
+    (``gapgrid db imprt``)."""
     args: list[str] = ctx.meta.get("gapgrid.args", [])
     if not wants_json(args):
         return False
@@ -245,9 +247,19 @@ def json_asked(ctx: click.Context) -> bool:
         if not arg.startswith("-"):
             found = command.get_command(ctx, arg)
             if found is None:
-                return True
+                return _has_json(ctx, command)
             command = found
     return any("--json" in param.opts for param in command.params)
+
+
+def _has_json(ctx: click.Context, command: click.Command) -> bool:
+    """Whether ``command``, or a command of it where it is a group, has ``--json``."""
+    if any("--json" in param.opts for param in command.params):
+        return True
+    if not isinstance(command, click.Group):
+        return False
+    return any(_has_json(ctx, sub) for name in command.list_commands(ctx)
+               if (sub := command.get_command(ctx, name)) is not None)
 
 
 def usage_error(error: ServiceError) -> click.BadParameter:

@@ -272,6 +272,14 @@ def test_json_given_to_a_command_without_it_is_refused_as_text(args: tuple[str, 
     assert "Error: No such option '--json'." in result.stderr
 
 
+def test_a_misspelt_command_of_a_group_without_json_is_refused_as_text() -> None:
+    """No command of ``db`` prints JSON, so a misspelt one is refused as text (``gapgrid
+    shuffle --json`` is refused as JSON: the root group's commands have it)."""
+    result = CliRunner().invoke(main, ["db", "imprt", "--json"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Error: No such command 'imprt'. Did you mean 'import'?" in result.stderr
+
+
 def test_usage_errors_without_json_stay_text() -> None:
     """Without --json a usage error is click's usual text on standard error."""
     result = CliRunner().invoke(main, ["verify", "montana", "0"])
