@@ -188,6 +188,9 @@ def read_layout(data: bytes) -> object:
     if len(data) > LAYOUT_MAX_BYTES:
         raise invalid(f"a layout file is at most {LAYOUT_MAX_BYTES:,} bytes; this one is "
                       f"larger", "layout")
+    if not data.strip():  # an empty file, or a FIFO nobody writes to: say so
+        raise invalid('the layout file is empty: it holds {"rows": [[card code or null, '
+                      '...], ...]}, the rows of gapgrid deal --json', "layout")
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

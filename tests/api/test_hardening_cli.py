@@ -629,7 +629,7 @@ def test_a_closed_standard_stream_is_a_usage_error(args: tuple[str, ...], closed
     (("verify", "--from-save", "{fifo}"), "game.pso", "the file is empty"),
     (("pysolfc", "status", "--plugins-dir", "{folder}"), "gapgrid_pysolfc.py", "Not installed"),
     (("solve", "montana", "-o", "redeals=0", "--layout", "{fifo}"), "layout.json",
-     "the layout is not JSON"),
+     "the layout file is empty"),
     (("daily", "montana"), "instance/secret_key", "does not hold a secret"),
     (("study", "montana", "--deals", "1", "--out", "{fifo}"), "study.csv",
      "not a regular file"),

@@ -105,13 +105,14 @@ def test_a_layout_is_refused_where_redeals_need_the_game_number(tmp_path: Path) 
 
 @pytest.mark.parametrize(("content", "expected"), [
     (b"{not json", "not JSON"),
+    (b" \n", "the layout file is empty"),
     (b'{"rows": [["2C"]]}', "rows"),
     (json.dumps({"rows": [["2C"] * 13] * 4}).encode(), "cards of a Montana deal"),
     (b" " * (solving.LAYOUT_MAX_BYTES + 1), "at most"),
-], ids=["not-json", "wrong-shape", "wrong-cards", "too-large"])
+], ids=["not-json", "empty", "wrong-shape", "wrong-cards", "too-large"])
 def test_bad_layout_files_are_usage_errors(tmp_path: Path, content: bytes, expected: str
                                            ) -> None:
-    """A layout that is not JSON, has the wrong shape or cards, or is too large: exit 2,
+    """A layout that is not JSON, empty, has the wrong shape or cards, or is too large: exit 2,
     naming --layout and the reason."""
     path = tmp_path / "layout.json"
     path.write_bytes(content)
