@@ -249,12 +249,17 @@ def json_asked(ctx: click.Context) -> bool:
             if found is None:
                 return _has_json(ctx, command)
             command = found
+    return _takes_json(command)
+
+
+def _takes_json(command: click.Command) -> bool:
+    """Whether ``command`` itself has ``--json``."""
     return any("--json" in param.opts for param in command.params)
 
 
 def _has_json(ctx: click.Context, command: click.Command) -> bool:
     """Whether ``command``, or a command of it where it is a group, has ``--json``."""
-    if any("--json" in param.opts for param in command.params):
+    if _takes_json(command):
         return True
     if not isinstance(command, click.Group):
         return False
