@@ -229,8 +229,9 @@ def _effort(document: dict[str, Any]) -> str:
 @click.option("--search", type=click.Choice(SEARCH_MODES), default="whole", show_default=True,
               help="What the solver runs: every search it has, or the complete restarts "
                    "alone with the whole budget, the search that proves a loss in a large "
-                   "space (for a deal the whole search leaves unknown; once their tables "
-                   "are full it stops there, unknown).")
+                   "space (for a deal the whole search leaves unknown), or the entry probes "
+                   "alone, a search for the wins the complete restarts reach late (once "
+                   "their tables are full either stops there, unknown).")
 @json_flag
 @click.pass_context
 def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],

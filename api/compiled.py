@@ -66,7 +66,7 @@ from gapgrid.core.compiled_sources import (
 
 COMPILED: Final = ("search", "game", "reductions", "open_heads", "runs", "rollouts",
                    "evaluation", "discrepancies", "packed_keys", "left_card_moves",
-                   "head_macros")
+                   "head_macros", "entry_probes")
 """The modules of ``gapgrid.core`` a build compiles: where a search spends its time."""
 
 GROUP: Final = "gapgrid_core"

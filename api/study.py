@@ -1,9 +1,9 @@
 """``gapgrid study``: how often a game can be won, deal by deal, on one machine or a Dask cluster.
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K |
---game-numbers LIST] [--budget SECONDS] [--max-positions P] [--memory MIB] [--search whole|complete]
-[--workers W | --dask ADDRESS] [--out FILE.csv] [--resume | --retry-unknown]
-[--skip-decided-in FILE ...]``
+--game-numbers LIST] [--budget SECONDS] [--max-positions P] [--memory MIB]
+[--search whole|complete|entries] [--workers W | --dask ADDRESS] [--out FILE.csv]
+[--resume | --retry-unknown] [--skip-decided-in FILE ...]``
 solves PySolFC game numbers K .. K+N-1 (or those listed, ``128,161,200-210``:
 :mod:`gapgrid.api.game_number_lists`) with the solver
 (:func:`gapgrid.core.search.solve`) and appends one CSV row per deal as soon
@@ -21,7 +21,9 @@ decided (other solvers' studies, or the studies merged). ``--search complete``
 gives each deal's whole budget to the complete restarts alone, the search that
 proves a loss in a large space (:data:`gapgrid.core.search.SearchMode`): for the
 deals the whole search left unknown; its rows record the solver version with
-``-complete``, and its default file name ends so.
+``-complete``, and its default file name ends so. ``--search entries`` runs the
+entry probes alone (:mod:`gapgrid.core.entry_probes`), a search for the wins
+the complete restarts reach late; ``-entries``, likewise.
 
 The work runs in this process (``--workers 1``), in a pool of processes on
 this machine (``--workers W``), or on an existing dask.distributed cluster
@@ -451,8 +453,9 @@ def _progress_bar(total: int, initial: int) -> Any:
               help="What the solver runs: every search it has, or the complete restarts "
                    "alone with the whole budget, the search that proves a loss in a large "
                    "space (for the deals a study left unknown: --skip-decided-in its "
-                   "file). Their rows record the solver version with -complete after it; "
-                   "once their tables are full, a deal stops there, unknown.")
+                   "file), or the entry probes alone, a search for the wins they reach "
+                   "late. Their rows record the solver version with -complete or -entries "
+                   "after it; once their tables are full, a deal stops there, unknown.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Solve on the dask.distributed cluster whose scheduler is at ADDRESS "
                    "(e.g. tcp://10.0.0.5:8786) instead.")

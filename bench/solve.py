@@ -21,11 +21,13 @@ Two measurements, one core each, every won line replayed by the engine:
 
 ``--positions N`` replaces the time budget by a count of positions (each
 deal gets at most N positions, whatever the load): the way to compare two
-versions of the search on a shared machine.
+versions of the search on a shared machine. ``--search complete|entries``
+measures one of the searches run alone (:data:`gapgrid.core.search.SearchMode`)
+on the anchors or the variants.
 
-Usage: python bench/solve.py anchors [--seconds 10] [--positions N]
+Usage: python bench/solve.py anchors [--seconds 10] [--positions N] [--search MODE]
        python bench/solve.py variants [--deals 50] [--seconds 10] [--positions N]
-                                      [--only SLUG ...]
+                                      [--only SLUG ...] [--search MODE]
        python bench/solve.py cross-check [--columns 5] [--deals 50] [--middle]
 """
 
@@ -53,7 +55,14 @@ from gapgrid.core.layout import Layout
 from gapgrid.core.reductions import NONE, reductions_for
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rules import Rules
-from gapgrid.core.search import SOLVER_VERSION, Budget, SearchResult, solve
+from gapgrid.core.search import (
+    SEARCH_MODES,
+    Budget,
+    SearchMode,
+    SearchResult,
+    solve,
+    version_of,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "anchors"
 
@@ -84,7 +93,7 @@ def budget_of(seconds: float, positions: int | None) -> Budget:
     return Budget(seconds=seconds)
 
 
-def anchors(budget: Budget) -> None:
+def anchors(budget: Budget, search: SearchMode = "whole") -> None:
     catalogue = plugins.load_catalogue(entry_points=False)
     rules = catalogue.rules("montana", {"redeals": "0"})
     theirs = solvitaire_verdicts()
@@ -96,7 +105,7 @@ def anchors(budget: Budget) -> None:
         state = GameState(rules=rules, deal=deal, board=Board.from_rows(rules.layout,
                                                                         record["rows"]),
                           redeals_used=0, rng_state=deal.new_random().getstate())
-        result = checked(state, solve(state, budget))
+        result = checked(state, solve(state, budget, search=search))
         counts[result.verdict] += 1
         positions += result.positions
         elapsed += result.seconds
@@ -105,7 +114,7 @@ def anchors(budget: Budget) -> None:
               flush=True)
     decided = counts["won"] + counts["lost"]
     their_decided = sum(1 for verdict in theirs.values() if verdict != "unknown")
-    print(f"gapgrid {SOLVER_VERSION}: decided {decided} of 30 ({counts['won']} won, "
+    print(f"gapgrid {version_of(search)}: decided {decided} of 30 ({counts['won']} won, "
           f"{counts['lost']} lost) at {describe(budget)} each; "
           f"{positions / elapsed:,.0f} positions/s")
     print(f"Solvitaire (10 s, same machine kind): decided {their_decided} of 30")
@@ -118,9 +127,10 @@ def describe(budget: Budget) -> str:
     return f"{budget.seconds:g} s"
 
 
-def variants(deals: int, budget: Budget, only: list[str]) -> None:
+def variants(deals: int, budget: Budget, only: list[str], search: SearchMode = "whole"
+             ) -> None:
     catalogue = plugins.load_catalogue(entry_points=False)
-    print(f"solver {SOLVER_VERSION}, {describe(budget)} a deal")
+    print(f"solver {version_of(search)}, {describe(budget)} a deal")
     print(f"{'variant':<22} {'decided':>8} {'won':>4} {'lost':>4} {'unknown':>7} "
           f"{'median s':>9} {'median pos':>11} {'positions/s':>11}")
     for slug in only or catalogue.slugs():
@@ -132,7 +142,7 @@ def variants(deals: int, budget: Budget, only: list[str]) -> None:
         to_decide: list[int] = []
         for number in range(1, deals + 1):
             state = new_game(rules, DealNumber(number))
-            result = checked(state, solve(state, budget))
+            result = checked(state, solve(state, budget, search=search))
             counts[result.verdict] += 1
             spent.append(result.positions)
             used.append(result.seconds)
@@ -215,16 +225,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=50, help="game numbers per variant")
     parser.add_argument("--only", nargs="*", default=[], help="variants or presets to run")
     parser.add_argument("--columns", type=int, default=5, help="cross-check: columns a row")
+    parser.add_argument("--search", choices=SEARCH_MODES, default="whole",
+                        help="anchors and variants: the search to run (the whole one)")
     parser.add_argument("--middle", action="store_true",
                         help="cross-check: positions part way into games, not deals")
     args = parser.parse_args()
     started = time.monotonic()
     if args.what == "anchors":
-        anchors(budget_of(args.seconds, args.positions))
+        anchors(budget_of(args.seconds, args.positions), args.search)
     elif args.what == "cross-check":
         cross_check(args.columns, args.deals, args.middle)
     else:
-        variants(args.deals, budget_of(args.seconds, args.positions), args.only)
+        variants(args.deals, budget_of(args.seconds, args.positions), args.only, args.search)
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
           f"{platform.python_version()}, {platform.system()} {platform.release()}; "
           f"{time.monotonic() - started:.0f} s in all")

@@ -34,6 +34,7 @@ from typing import Final, Literal, TypeVar, cast, get_args
 import attrs
 
 from gapgrid.core.discrepancies import Discrepancies, DiscrepancyFrame, Step
+from gapgrid.core.entry_probes import search_entries
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_levels import HeadLevels
@@ -125,7 +126,7 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
-SearchMode = Literal["whole", "complete"]
+SearchMode = Literal["whole", "complete", "entries"]
 """What :func:`solve` runs.
 
 * ``whole`` (the default): every search it has; the others find most wins far sooner.
@@ -135,6 +136,11 @@ SearchMode = Literal["whole", "complete"]
   about 2.3 times the positions it takes them alone (docs/solver.md, thirty-seventh sitting:
   game 900). For deals the whole search left unknown. They keep no rollouts for when their
   tables fill: the answer is then unknown at once, stopped by memory.
+* ``entries``: the entry probes alone (:mod:`core.entry_probes`): the space before column 0
+  fills for good, and a growing sample of the positions where it just has, each looked into
+  with a small search. For deals the complete restarts left unknown: they find some wins far
+  sooner (game 344, after some 5 million positions, where the complete restarts had not in
+  96 million), and prove a loss only in a space small enough to explore again in every round.
 """
 
 SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
@@ -143,7 +149,8 @@ SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
 
 def version_of(search: SearchMode) -> str:
     """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
-    ``-complete`` after it for the complete restarts alone, which may answer differently."""
+    ``-complete`` or ``-entries`` after it for the searches run alone, which may answer
+    differently."""
     return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
 
 
@@ -241,28 +248,31 @@ def solve(state: GameState, budget: Budget | None = None,
     :data:`core.reductions.NONE` to compare against a plain search.
     ``search`` ``"complete"`` runs the complete restarts alone (:data:`SearchMode`),
     with the same reductions; their first restart tries the moves in slot order
-    rather than the heuristic one. The answer's version is :func:`version_of` the
+    rather than the heuristic one; ``"entries"`` the entry probes alone
+    (:mod:`core.entry_probes`). The answer's version is :func:`version_of` the
     search.
     """
     if search not in SEARCH_MODES:
         raise ValueError(f"search {search!r} is not one of {', '.join(SEARCH_MODES)}")
-    if search == "complete":
-        # Without the heuristic order, the schedule runs nothing but the restarts.
+    if search != "whole":
+        # Without the heuristic order, the schedule runs nothing but the restarts; the entry
+        # probes take the same steps as they do, in their orders.
         chosen = reductions if reductions is not None else reductions_for(state.rules)
         reductions = attrs.evolve(chosen, heuristic_order=False)
     with interruptions_surfacing():
-        result = _solve(state, budget or Budget(), progress, reductions)
+        result = _solve(state, budget or Budget(), progress, reductions,
+                        probes=search == "entries")
     return result if search == "whole" else attrs.evolve(result, version=version_of(search))
 
 
 def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,
-           reductions: Reductions | None) -> SearchResult:
+           reductions: Reductions | None, probes: bool = False) -> SearchResult:
     engine = Engine.from_state(state)
     chosen = reductions if reductions is not None else reductions_for(state.rules)
     search = _Search(engine, budget, progress, chosen)
     started = time.monotonic()
     try:
-        line = search.run()
+        line = search_entries(search) if probes else search.run()
     except _Stop as stop:
         # Once the table is full no loss can be proven: the memory is what ran out first,
         # whatever stopped the rollouts that went on.

@@ -207,6 +207,22 @@ def test_solve_search_complete_runs_the_restarts_alone_and_says_so() -> None:
     assert code == 2 and "'whole', 'complete'" in err, err
 
 
+def test_solve_search_entries_runs_the_entry_probes_alone_and_says_so() -> None:
+    """--search entries wins single-round Montana game 52 with a line that replays, and
+    proves Line Up game 55 lost (a space small enough to explore in a round); the JSON
+    names the solver version with -entries."""
+    entries = f"{SOLVER_VERSION}-entries"
+    variant, number, options = WON_QUICKLY
+    document = solve_json(variant, number, *options, "--search", "entries")
+    assert (document["verdict"], document["solver_version"]) == ("won", entries)
+    rules = plugins.load_catalogue().rules(variant, {"redeals": "0"})
+    replayed = replay(rules, DealNumber(int(number)), parse_actions(document["line"]))
+    assert replayed.ok and replayed.won
+    variant, number, options = LOST_QUICKLY
+    document = solve_json(variant, number, *options, "--search", "entries")
+    assert (document["verdict"], document["solver_version"]) == ("lost", entries)
+
+
 def test_a_refused_move_is_answered_without_a_search() -> None:
     """Exit 1, the refused move in the document, a null verdict and an empty line."""
     code, out, _ = run("solve", "montana", "1", "0-12", "--json")

@@ -439,6 +439,19 @@ def test_a_study_of_the_complete_search_records_it_and_keeps_to_it(reference: Pa
         assert path.read_bytes() == before
 
 
+def test_a_study_of_the_entry_probes_records_them(tmp_path: Path) -> None:
+    """--search entries solves the deals with the entry probes alone: the verdicts of the
+    deals every solver decides, each row naming the solver version with -entries."""
+    out = tmp_path / "entries.csv"
+    result = run("study", *STUDY, "--search", "entries", "--out", out)
+    assert result.exit_code == 0, result.output
+    rows = rows_of(out)
+    assert {row["solver_version"] for row in rows} == {f"{SOLVER_VERSION}-entries"}
+    verdicts = {int(row["game_number"]): row["verdict"] for row in rows}
+    assert {number: verdicts[number] for number in WON | LOST} == {
+        number: "won" if number in WON else "lost" for number in WON | LOST}
+
+
 def test_the_default_file_of_the_complete_search_is_its_own(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without --out, the complete search writes study-VARIANT-...-complete.csv, so it does

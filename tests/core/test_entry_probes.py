@@ -1,0 +1,85 @@
+"""The entry probes: exact on small spaces, and no loss claimed from a sample."""
+
+from __future__ import annotations
+
+import pytest
+
+from gapgrid.core import entry_probes
+from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.entry_probes import _Round
+from gapgrid.core.game import Engine, GameState, new_game
+from gapgrid.core.reductions import reductions_for
+from gapgrid.core.replay import replay_from
+from gapgrid.core.search import SOLVER_VERSION, Budget, _Search, solve
+from tests.core.small_layout import deal, reference_verdict, small_layout, small_rules
+
+
+def _search(state: GameState) -> _Search:
+    """A search of ``state`` with the steps the entry probes take (the restarts' own)."""
+    return _Search(Engine.from_state(state), Budget(seconds=None), None,
+                   reductions_for(state.rules))
+
+
+def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the looks into entries from now on (in one list item)."""
+    looks = [0]
+    explore = _Round._explore
+
+    def counted(self: _Round, path: list[entry_probes.Step], cap: int | None) -> object:
+        looks[0] += cap is not None
+        return explore(self, path, cap)
+
+    monkeypatch.setattr(_Round, "_explore", counted)
+    return looks
+
+
+def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On 120 small deals (4 rows of 4) run to their end, the entry probes win exactly the
+    deals a plain search wins, each line replayed, and prove the others lost, looking into
+    entries on the way; the answers name the search."""
+    looks = _looks_counted(monkeypatch)
+    rules = small_rules()
+    verdicts = set()
+    for number in range(1, 121):
+        state = deal(rules, number)
+        result = solve(state, Budget(seconds=None), search="entries")
+        assert result.verdict == ("won" if reference_verdict(state) else "lost"), number
+        assert result.version == f"{SOLVER_VERSION}-entries"
+        if result.verdict == "won":
+            replayed = replay_from(state, result.line)
+            assert replayed.ok and replayed.won, number
+        verdicts.add(result.verdict)
+    assert verdicts == {"won", "lost"}
+    assert looks[0] > 0
+
+
+def test_a_round_that_leaves_entries_out_claims_nothing() -> None:
+    """A lost deal of 4 rows of 6 (game 54): a round that looks into every entry, each to its
+    end, has explored everything; one that samples half of them, or cuts its looks short
+    after 20 positions, has not, and the search goes on to a round that does."""
+    state = new_game(small_rules(small_layout(6)), DealNumber(54))
+    assert _Round(_search(state), 0, 1.0, 10**9).run() is True
+    assert _Round(_search(state), 0, 0.5, 10**9).run() is False
+    assert _Round(_search(state), 0, 1.0, 20).run() is False
+    search = _search(state)
+    assert entry_probes.search_entries(search) is None
+    assert search.table_bytes == 0  # every round gave its tables back
+    assert bytes(search.engine.codes) == bytes(Engine.from_state(state).codes)
+
+
+def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
+    """Single-round Gaps game 1 is won (the line replays); game 3, which no search of a
+    minute decides, stops at its positions, unknown."""
+    from gapgrid import plugins
+
+    rules = plugins.load_catalogue().rules("montana", {"redeals": "0"})
+    won = solve(new_game(rules, DealNumber(1)), Budget(seconds=None, positions=400_000),
+                search="entries")
+    assert won.verdict == "won"
+    replayed = replay_from(new_game(rules, DealNumber(1)), won.line)
+    assert replayed.ok and replayed.won
+    unknown = solve(new_game(rules, DealNumber(3)), Budget(seconds=None, positions=20_000),
+                    search="entries")
+    assert (unknown.verdict, unknown.stopped_by) == ("unknown", "positions")
+    assert 20_000 <= unknown.positions < 20_000 + 1024
