@@ -81,8 +81,10 @@ class _Round:
         self.rate = rate
         self.cap = cap
         self.sampler = random.Random(number)
-        self.complete = rate >= 1.0
-        """Whether everything this round met was explored to its end, so far."""
+        self.complete = True
+        """Whether everything this round met was explored to its end, so far: no entry
+        left out of the sample (none may be met, where no Freeze comes), no look cut
+        short."""
         search.shuffler = random.Random(number)
 
     def run(self) -> list[Action] | bool:

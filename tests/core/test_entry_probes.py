@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gapgrid import plugins
 from gapgrid.core import entry_probes
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.entry_probes import _Round
@@ -57,13 +58,16 @@ def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_l
 def test_a_round_that_leaves_entries_out_claims_nothing() -> None:
     """A lost deal of 4 rows of 6 (game 54): a round that looks into every entry, each to its
     end, has explored everything; one that samples half of them, or cuts its looks short
-    after 20 positions, has not, and the search goes on to a round that does."""
+    after 20 positions, has not, and the search goes on to a round that does. Where no
+    entry is met (Line Up game 55, lost), the first round, sampling or not, has."""
     state = new_game(small_rules(small_layout(6)), DealNumber(54))
     assert _Round(_search(state), 0, 1.0, 10**9).run() is True
     assert _Round(_search(state), 0, 0.5, 10**9).run() is False
     assert _Round(_search(state), 0, 1.0, 20).run() is False
     search = _search(state)
     assert entry_probes.search_entries(search) is None
+    line_up = plugins.load_catalogue().rules("line-up")
+    assert _Round(_search(new_game(line_up, DealNumber(55))), 0, 1 / 64, 10).run() is True
     assert search.table_bytes == 0  # every round gave its tables back
     assert bytes(search.engine.codes) == bytes(Engine.from_state(state).codes)
 
@@ -71,8 +75,6 @@ def test_a_round_that_leaves_entries_out_claims_nothing() -> None:
 def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
     """Single-round Gaps game 1 is won (the line replays); game 3, which no search of a
     minute decides, stops at its positions, unknown."""
-    from gapgrid import plugins
-
     rules = plugins.load_catalogue().rules("montana", {"redeals": "0"})
     won = solve(new_game(rules, DealNumber(1)), Budget(seconds=None, positions=400_000),
                 search="entries")
