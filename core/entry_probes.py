@@ -173,8 +173,7 @@ class _Round:
         """The winning line of ``path``, the engine at its end; the path taken back."""
         search = self.search
         line = search.line(path)
-        while path:
-            search.undo(path.pop())
+        search._unwind(path)
         return line
 
     def _arranged(self, path: list[Step]) -> list[Action] | None:
@@ -186,6 +185,5 @@ class _Round:
             return None
         line = search.line(path)
         exchange_back(search.engine, exchanges)
-        while path:
-            search.undo(path.pop())
+        search._unwind(path)
         return line
