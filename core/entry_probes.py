@@ -20,7 +20,10 @@ and looks into each entry it meets for the first time with probability
 ``RATE * 2**k`` (at most 1), by a depth-first search of at most
 ``CAP * 2**k`` positions (with a table of its own, given back after). Round
 0 tries the moves in slot order, highest first (the restarts' order 1);
-later rounds shuffle them. A round at rate 1 in which no look was cut short
+later rounds shuffle them. Shuffled (``entries-shuffled``), round 0 shuffles
+them too, with generators seeded apart from the other rounds': the same
+search meeting the entries in another order, for the deals the first left
+unknown. A round at rate 1 in which no look was cut short
 and the space before the Freezes was explored to its end has explored the
 whole space, with the restarts' own steps and reductions: no win exists,
 and the answer is ``lost``. Where no Freeze ever comes (rules without open
@@ -55,16 +58,23 @@ entry of the deals measured was won in 77 to 662."""
 _ENTRY_BYTES: Final = 100  # a set entry's bytes beyond its key, as the restarts count them
 
 
-def search_entries(search: _Search) -> list[Action] | None:
+SHUFFLED_SEEDS: Final = 1_000
+"""What the shuffled probes add to a round's number to seed its generators: no round of the
+others (round 10 already looks into every entry) is seeded alike."""
+
+
+def search_entries(search: _Search, shuffled: bool = False) -> list[Action] | None:
     """Return a winning line from ``search``'s position, or None when no win exists; raise
-    as ``search`` does when its budget runs out (see the module docstring)."""
+    as ``search`` does when its budget runs out (see the module docstring). ``shuffled``:
+    round 0's moves shuffled as well."""
     if search.engine.won:
         return []
     round_number = 0
     while True:
         rate = min(1.0, RATE * 2 ** round_number)
         cap = CAP * 2 ** round_number
-        found = _Round(search, round_number, rate, cap).run()
+        seed = round_number + SHUFFLED_SEEDS if shuffled else round_number
+        found = _Round(search, seed, rate, cap).run()
         if isinstance(found, list):
             return found
         if found:  # everything was explored
@@ -75,17 +85,19 @@ def search_entries(search: _Search) -> list[Action] | None:
 class _Round:
     """One round: the space before the Freezes, and the looks into the entries it meets."""
 
-    def __init__(self, search: _Search, number: int, rate: float, cap: int) -> None:
+    def __init__(self, search: _Search, seed: int, rate: float, cap: int) -> None:
+        """A round whose generators are seeded by ``seed``: seed 0, round 0 of the plain
+        probes, tries the moves in slot order, every other seed shuffles them."""
         self.search = search
-        self.order = 1 if number == 0 else 3
+        self.order = 1 if seed == 0 else 3
         self.rate = rate
         self.cap = cap
-        self.sampler = random.Random(number)
+        self.sampler = random.Random(seed)
         self.complete = True
         """Whether everything this round met was explored to its end, so far: no entry
         left out of the sample (none may be met, where no Freeze comes), no look cut
         short."""
-        search.shuffler = random.Random(number)
+        search.shuffler = random.Random(seed)
 
     def run(self) -> list[Action] | bool:
         """Return a winning line, or whether the round explored the whole space."""

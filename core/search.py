@@ -126,7 +126,7 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
-SearchMode = Literal["whole", "complete", "entries"]
+SearchMode = Literal["whole", "complete", "entries", "entries-shuffled"]
 """What :func:`solve` runs.
 
 * ``whole`` (the default): every search it has; the others find most wins far sooner.
@@ -142,6 +142,10 @@ SearchMode = Literal["whole", "complete", "entries"]
   sooner (game 311 in 4.2 million positions, 344 in 21.6 million, where the complete restarts
   had not in 92 and 96 million), and prove a loss only in a space small enough to explore
   again in every round.
+* ``entries-shuffled``: the entry probes with their first round's moves shuffled too, so that
+  they meet the entries in another order than ``entries`` from the start: a second try at the
+  deals ``entries`` left unknown (a cluster of winning entries late in one order may come
+  early in another).
 """
 
 SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
@@ -150,8 +154,8 @@ SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
 
 def version_of(search: SearchMode) -> str:
     """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
-    ``-complete`` or ``-entries`` after it for the searches run alone, which may answer
-    differently."""
+    ``-complete``, ``-entries`` or ``-entries-shuffled`` after it for the searches run alone,
+    which may answer differently."""
     return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
 
 
@@ -250,8 +254,8 @@ def solve(state: GameState, budget: Budget | None = None,
     ``search`` ``"complete"`` runs the complete restarts alone (:data:`SearchMode`),
     with the same reductions; their first restart tries the moves in slot order
     rather than the heuristic one; ``"entries"`` the entry probes alone
-    (:mod:`core.entry_probes`). The answer's version is :func:`version_of` the
-    search.
+    (:mod:`core.entry_probes`), and ``"entries-shuffled"`` the same with every round's moves
+    shuffled. The answer's version is :func:`version_of` the search.
     """
     if search not in SEARCH_MODES:
         raise ValueError(f"search {search!r} is not one of {', '.join(SEARCH_MODES)}")
@@ -262,18 +266,20 @@ def solve(state: GameState, budget: Budget | None = None,
         reductions = attrs.evolve(chosen, heuristic_order=False)
     with interruptions_surfacing():
         result = _solve(state, budget or Budget(), progress, reductions,
-                        probes=search == "entries")
+                        probes=search.startswith("entries"),
+                        shuffled=search == "entries-shuffled")
     return result if search == "whole" else attrs.evolve(result, version=version_of(search))
 
 
 def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,
-           reductions: Reductions | None, probes: bool = False) -> SearchResult:
+           reductions: Reductions | None, probes: bool = False,
+           shuffled: bool = False) -> SearchResult:
     engine = Engine.from_state(state)
     chosen = reductions if reductions is not None else reductions_for(state.rules)
     search = _Search(engine, budget, progress, chosen)
     started = time.monotonic()
     try:
-        line = search_entries(search) if probes else search.run()
+        line = search_entries(search, shuffled) if probes else search.run()
     except _Stop as stop:
         # Once the table is full no loss can be proven: the memory is what ran out first,
         # whatever stopped the rollouts that went on.

@@ -207,19 +207,20 @@ def test_solve_search_complete_runs_the_restarts_alone_and_says_so() -> None:
     assert code == 2 and "'whole', 'complete'" in err, err
 
 
-def test_solve_search_entries_runs_the_entry_probes_alone_and_says_so() -> None:
-    """--search entries wins single-round Montana game 52 with a line that replays, and
-    proves Line Up game 55 lost (a space small enough to explore in a round); the JSON
-    names the solver version with -entries."""
-    entries = f"{SOLVER_VERSION}-entries"
+@pytest.mark.parametrize("search", ["entries", "entries-shuffled"])
+def test_solve_search_entries_runs_the_entry_probes_alone_and_says_so(search: str) -> None:
+    """--search entries (or entries-shuffled) wins single-round Montana game 52 with a line
+    that replays, and proves Line Up game 55 lost (a space small enough to explore in a
+    round); the JSON names the solver version with -entries (-entries-shuffled)."""
+    entries = f"{SOLVER_VERSION}-{search}"
     variant, number, options = WON_QUICKLY
-    document = solve_json(variant, number, *options, "--search", "entries")
+    document = solve_json(variant, number, *options, "--search", search)
     assert (document["verdict"], document["solver_version"]) == ("won", entries)
     rules = plugins.load_catalogue().rules(variant, {"redeals": "0"})
     replayed = replay(rules, DealNumber(int(number)), parse_actions(document["line"]))
     assert replayed.ok and replayed.won
     variant, number, options = LOST_QUICKLY
-    document = solve_json(variant, number, *options, "--search", "entries")
+    document = solve_json(variant, number, *options, "--search", search)
     assert (document["verdict"], document["solver_version"]) == ("lost", entries)
 
 

@@ -11,7 +11,7 @@ from gapgrid.core.entry_probes import _Round
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.reductions import reductions_for
 from gapgrid.core.replay import replay_from
-from gapgrid.core.search import SOLVER_VERSION, Budget, _Search, solve
+from gapgrid.core.search import SOLVER_VERSION, Budget, SearchMode, _Search, solve
 from tests.core.small_layout import deal, reference_verdict, small_layout, small_rules
 
 
@@ -34,19 +34,21 @@ def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return looks
 
 
+@pytest.mark.parametrize("search", ["entries", "entries-shuffled"])
 def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """On 120 small deals (4 rows of 4) run to their end, the entry probes win exactly the
-    deals a plain search wins, each line replayed, and prove the others lost, looking into
-    entries on the way; the answers name the search."""
+        monkeypatch: pytest.MonkeyPatch, search: SearchMode) -> None:
+    """On 120 small deals (4 rows of 4) run to their end, the entry probes, in slot order
+    first or shuffled from the start, win exactly the deals a plain search wins, each line
+    replayed, and prove the others lost, looking into entries on the way; the answers name
+    the search."""
     looks = _looks_counted(monkeypatch)
     rules = small_rules()
     verdicts = set()
     for number in range(1, 121):
         state = deal(rules, number)
-        result = solve(state, Budget(seconds=None), search="entries")
+        result = solve(state, Budget(seconds=None), search=search)
         assert result.verdict == ("won" if reference_verdict(state) else "lost"), number
-        assert result.version == f"{SOLVER_VERSION}-entries"
+        assert result.version == f"{SOLVER_VERSION}-{search}"
         if result.verdict == "won":
             replayed = replay_from(state, result.line)
             assert replayed.ok and replayed.won, number
@@ -85,3 +87,28 @@ def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
                     search="entries")
     assert (unknown.verdict, unknown.stopped_by) == ("unknown", "positions")
     assert 20_000 <= unknown.positions < 20_000 + 1024
+
+
+def test_the_shuffled_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second try is a different search: on single-round Gaps game 97, the shuffled probes
+    meet their first 200 entries in another order than the plain probes, with others among
+    them, and meet the same again when run again (the same input, the same search)."""
+    met: list[bytes] = []
+    entry = _Round._entry
+
+    def recorded(self: _Round, path: list[entry_probes.Step]) -> object:
+        met.append(self.search.key())
+        return entry(self, path)
+
+    monkeypatch.setattr(_Round, "_entry", recorded)
+    state = new_game(plugins.load_catalogue().rules("montana", {"redeals": "0"}),
+                     DealNumber(97))
+    firsts = []
+    for search in ["entries", "entries-shuffled", "entries-shuffled"]:
+        met.clear()
+        result = solve(state, Budget(seconds=None, positions=20_000), search=search)
+        assert result.verdict == "unknown" and len(met) >= 200, search
+        firsts.append(met[:200])
+    plain, shuffled, again = firsts
+    assert shuffled == again
+    assert plain[0] != shuffled[0] and set(plain) != set(shuffled)
