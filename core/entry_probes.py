@@ -59,8 +59,9 @@ _ENTRY_BYTES: Final = 100  # a set entry's bytes beyond its key, as the restarts
 
 
 SHUFFLED_SEEDS: Final = 1_000
-"""What the shuffled probes add to a round's number to seed its generators: no round of the
-others (round 10 already looks into every entry) is seeded alike."""
+"""What the shuffled probes add to a round's number to seed its generators, so that no round
+of theirs is seeded as one of the plain probes' is: those never get that far (from round 6 on
+they look into every entry, and a look of round 20 may take a billion positions)."""
 
 
 def search_entries(search: _Search, shuffled: bool = False) -> list[Action] | None:
