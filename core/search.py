@@ -265,21 +265,19 @@ def solve(state: GameState, budget: Budget | None = None,
         chosen = reductions if reductions is not None else reductions_for(state.rules)
         reductions = attrs.evolve(chosen, heuristic_order=False)
     with interruptions_surfacing():
-        result = _solve(state, budget or Budget(), progress, reductions,
-                        probes=search.startswith("entries"),
-                        shuffled=search == "entries-shuffled")
+        result = _solve(state, budget or Budget(), progress, reductions, search)
     return result if search == "whole" else attrs.evolve(result, version=version_of(search))
 
 
 def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,
-           reductions: Reductions | None, probes: bool = False,
-           shuffled: bool = False) -> SearchResult:
+           reductions: Reductions | None, search_mode: SearchMode) -> SearchResult:
     engine = Engine.from_state(state)
     chosen = reductions if reductions is not None else reductions_for(state.rules)
     search = _Search(engine, budget, progress, chosen)
     started = time.monotonic()
     try:
-        line = search_entries(search, shuffled) if probes else search.run()
+        line = (search_entries(search, shuffled=search_mode == "entries-shuffled")
+                if search_mode.startswith("entries") else search.run())
     except _Stop as stop:
         # Once the table is full no loss can be proven: the memory is what ran out first,
         # whatever stopped the rollouts that went on.
