@@ -2,7 +2,7 @@
 
 ``gapgrid study VARIANT|all [--option K=V ...] [--deals N] [--first-deal K |
 --game-numbers LIST] [--budget SECONDS] [--max-positions P] [--memory MIB]
-[--search whole|complete|entries] [--workers W | --dask ADDRESS] [--out FILE.csv]
+[--search SEARCH] [--workers W | --dask ADDRESS] [--out FILE.csv]
 [--resume | --retry-unknown] [--skip-decided-in FILE ...]``
 solves PySolFC game numbers K .. K+N-1 (or those listed, ``128,161,200-210``:
 :mod:`gapgrid.api.game_number_lists`) with the solver

@@ -23,7 +23,10 @@ and looks into each entry it meets for the first time with probability
 later rounds shuffle them. Shuffled (``entries-shuffled``), round 0 shuffles
 them too, with generators seeded apart from the other rounds': the same
 search meeting the entries in another order, for the deals the first left
-unknown. A round at rate 1 in which no look was cut short
+unknown. Heuristic (``entries-heuristic``), round 0 tries them in the
+restarts' heuristic order (their order 0: head macros and Freezes first,
+then the moves by :mod:`core.reductions`' order), and the later rounds are
+the plain probes'. A round at rate 1 in which no look was cut short
 and the space before the Freezes was explored to its end has explored the
 whole space, with the restarts' own steps and reductions: no win exists,
 and the answer is ``lost``. Where no Freeze ever comes (rules without open
@@ -39,7 +42,7 @@ request (``--search entries``).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from gapgrid.core.notation import Action
 from gapgrid.core.open_heads import arrangement_win, exchange_back
@@ -64,18 +67,27 @@ of theirs is seeded as one of the plain probes' is: those never get that far (fr
 they look into every entry, and a look of round 20 may take a billion positions)."""
 
 
-def search_entries(search: _Search, shuffled: bool = False) -> list[Action] | None:
+Start = Literal["slots", "shuffled", "heuristic"]
+"""How round 0 orders the moves: in slot order (the plain probes), shuffled, or in the
+heuristic order."""
+
+_FIRST_ORDERS: Final[dict[Start, int]] = {"slots": 1, "shuffled": 3, "heuristic": 0}
+"""Round 0's order (of :func:`core.search._reorder`) for each start."""
+
+
+def search_entries(search: _Search, start: Start = "slots") -> list[Action] | None:
     """Return a winning line from ``search``'s position, or None when no win exists; raise
-    as ``search`` does when its budget runs out (see the module docstring). ``shuffled``:
-    round 0's moves shuffled as well."""
+    as ``search`` does when its budget runs out (see the module docstring for the
+    ``start``)."""
     if search.engine.won:
         return []
     round_number = 0
     while True:
         rate = min(1.0, RATE * 2 ** round_number)
         cap = CAP * 2 ** round_number
-        seed = round_number + SHUFFLED_SEEDS if shuffled else round_number
-        found = _Round(search, seed, rate, cap).run()
+        seed = round_number + SHUFFLED_SEEDS if start == "shuffled" else round_number
+        order = _FIRST_ORDERS[start] if round_number == 0 else 3
+        found = _Round(search, seed, rate, cap, order).run()
         if isinstance(found, list):
             return found
         if found:  # everything was explored
@@ -86,11 +98,11 @@ def search_entries(search: _Search, shuffled: bool = False) -> list[Action] | No
 class _Round:
     """One round: the space before the Freezes, and the looks into the entries it meets."""
 
-    def __init__(self, search: _Search, seed: int, rate: float, cap: int) -> None:
-        """A round whose generators are seeded by ``seed``: seed 0, round 0 of the plain
-        probes, tries the moves in slot order, every other seed shuffles them."""
+    def __init__(self, search: _Search, seed: int, rate: float, cap: int, order: int) -> None:
+        """A round that tries the moves in restart ``order``'s order (1: slot order, 0: the
+        heuristic one, 3: shuffled), its generators seeded by ``seed``."""
         self.search = search
-        self.order = 1 if seed == 0 else 3
+        self.order = order
         self.rate = rate
         self.cap = cap
         self.sampler = random.Random(seed)

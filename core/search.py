@@ -34,7 +34,7 @@ from typing import Final, Literal, TypeVar, cast, get_args
 import attrs
 
 from gapgrid.core.discrepancies import Discrepancies, DiscrepancyFrame, Step
-from gapgrid.core.entry_probes import search_entries
+from gapgrid.core.entry_probes import Start, search_entries
 from gapgrid.core.evaluation import evaluation_for
 from gapgrid.core.game import GAP_CODE, Engine, GameState
 from gapgrid.core.head_levels import HeadLevels
@@ -126,7 +126,7 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
-SearchMode = Literal["whole", "complete", "entries", "entries-shuffled"]
+SearchMode = Literal["whole", "complete", "entries", "entries-shuffled", "entries-heuristic"]
 """What :func:`solve` runs.
 
 * ``whole`` (the default): every search it has; the others find most wins far sooner.
@@ -146,6 +146,9 @@ SearchMode = Literal["whole", "complete", "entries", "entries-shuffled"]
   they meet the entries in another order than ``entries`` from the start: a second try at the
   deals ``entries`` left unknown (a cluster of winning entries late in one order may come
   early in another).
+* ``entries-heuristic``: the entry probes with their first round in the complete restarts'
+  heuristic order (head macros and Freezes first): a third order, which won some of the deals
+  ``entries`` won sooner, and others later (docs/solver.md, fifty-first sitting).
 """
 
 SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
@@ -154,7 +157,7 @@ SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
 
 def version_of(search: SearchMode) -> str:
     """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
-    ``-complete``, ``-entries`` or ``-entries-shuffled`` after it for the searches run alone,
+    ``-`` and the search after it for the searches run alone (``-entries-heuristic``),
     which may answer differently."""
     return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
 
@@ -254,8 +257,9 @@ def solve(state: GameState, budget: Budget | None = None,
     ``search`` ``"complete"`` runs the complete restarts alone (:data:`SearchMode`),
     with the same reductions; their first restart tries the moves in slot order
     rather than the heuristic one; ``"entries"`` the entry probes alone
-    (:mod:`core.entry_probes`), and ``"entries-shuffled"`` the same with every round's moves
-    shuffled. The answer's version is :func:`version_of` the search.
+    (:mod:`core.entry_probes`), ``"entries-shuffled"`` the same with every round's moves
+    shuffled, and ``"entries-heuristic"`` with the first round's in the heuristic order. The
+    answer's version is :func:`version_of` the search.
     """
     if search not in SEARCH_MODES:
         raise ValueError(f"search {search!r} is not one of {', '.join(SEARCH_MODES)}")
@@ -269,6 +273,11 @@ def solve(state: GameState, budget: Budget | None = None,
     return result if search == "whole" else attrs.evolve(result, version=version_of(search))
 
 
+_STARTS: Final[dict[SearchMode, Start]] = {
+    "entries": "slots", "entries-shuffled": "shuffled", "entries-heuristic": "heuristic"}
+"""How the entry probes' round 0 orders the moves, for each search mode that runs them."""
+
+
 def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None] | None,
            reductions: Reductions | None, search_mode: SearchMode) -> SearchResult:
     engine = Engine.from_state(state)
@@ -276,8 +285,8 @@ def _solve(state: GameState, budget: Budget, progress: Callable[[Progress], None
     search = _Search(engine, budget, progress, chosen)
     started = time.monotonic()
     try:
-        line = (search_entries(search, shuffled=search_mode == "entries-shuffled")
-                if search_mode.startswith("entries") else search.run())
+        line = (search_entries(search, _STARTS[search_mode])
+                if search_mode in _STARTS else search.run())
     except _Stop as stop:
         # Once the table is full no loss can be proven: the memory is what ran out first,
         # whatever stopped the rollouts that went on.

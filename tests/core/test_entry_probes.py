@@ -34,13 +34,13 @@ def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return looks
 
 
-@pytest.mark.parametrize("search", ["entries", "entries-shuffled"])
+@pytest.mark.parametrize("search", ["entries", "entries-shuffled", "entries-heuristic"])
 def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
         monkeypatch: pytest.MonkeyPatch, search: SearchMode) -> None:
     """On 120 small deals (4 rows of 4) run to their end, the entry probes, in slot order
-    first or shuffled from the start, win exactly the deals a plain search wins, each line
-    replayed, and prove the others lost, looking into entries on the way; the answers name
-    the search."""
+    first, shuffled from the start or in the heuristic order first, win exactly the deals a
+    plain search wins, each line replayed, and prove the others lost, looking into entries on
+    the way; the answers name the search."""
     looks = _looks_counted(monkeypatch)
     rules = small_rules()
     verdicts = set()
@@ -63,15 +63,15 @@ def test_a_round_that_leaves_entries_out_claims_nothing() -> None:
     after 20 positions, has not, and the search goes on to a round that does. Where no
     entry is met (Line Up game 55, lost), the first round, sampling or not, has."""
     state = new_game(small_rules(small_layout(6)), DealNumber(54))
-    assert _Round(_search(state), 0, 1.0, 10**9).run() is True
-    assert _Round(_search(state), 0, 0.5, 10**9).run() is False
-    assert _Round(_search(state), 0, 1.0, 20).run() is False
+    assert _Round(_search(state), 0, 1.0, 10**9, 1).run() is True
+    assert _Round(_search(state), 0, 0.5, 10**9, 1).run() is False
+    assert _Round(_search(state), 0, 1.0, 20, 1).run() is False
     search = _search(state)
     assert entry_probes.search_entries(search) is None
     assert search.table_bytes == 0  # every round gave its tables back
     assert bytes(search.engine.codes) == bytes(Engine.from_state(state).codes)
     line_up = plugins.load_catalogue().rules("line-up")
-    assert _Round(_search(new_game(line_up, DealNumber(55))), 0, 1 / 64, 10).run() is True
+    assert _Round(_search(new_game(line_up, DealNumber(55))), 0, 1 / 64, 10, 1).run() is True
 
 
 def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
@@ -89,10 +89,11 @@ def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
     assert 20_000 <= unknown.positions < 20_000 + 1024
 
 
-def test_the_shuffled_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A second try is a different search: on single-round Gaps game 97, the shuffled probes
-    meet their first 200 entries in another order than the plain probes, with others among
-    them, and meet the same again when run again (the same input, the same search)."""
+def test_the_other_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second or third try is a different search: on single-round Gaps game 97, the
+    shuffled probes and the heuristic ones meet their first 200 entries in another order
+    than the plain probes and than each other, with others among them, and meet the same
+    again when run again (the same input, the same search)."""
     met: list[bytes] = []
     entry = _Round._entry
 
@@ -104,11 +105,13 @@ def test_the_shuffled_probes_meet_other_entries_first(monkeypatch: pytest.Monkey
     state = new_game(plugins.load_catalogue().rules("montana", {"redeals": "0"}),
                      DealNumber(97))
     firsts = []
-    for search in ["entries", "entries-shuffled", "entries-shuffled"]:
+    for search in ["entries", "entries-shuffled", "entries-shuffled", "entries-heuristic",
+                   "entries-heuristic"]:
         met.clear()
         result = solve(state, Budget(seconds=None, positions=20_000), search=search)
         assert result.verdict == "unknown" and len(met) >= 200, search
         firsts.append(met[:200])
-    plain, shuffled, again = firsts
-    assert shuffled == again
-    assert plain[0] != shuffled[0] and set(plain) != set(shuffled)
+    plain, shuffled, again, heuristic, heuristic_again = firsts
+    assert shuffled == again and heuristic == heuristic_again
+    for one, other in [(plain, shuffled), (plain, heuristic), (shuffled, heuristic)]:
+        assert one[0] != other[0] and set(one) != set(other)
