@@ -23,10 +23,11 @@ and looks into each entry it meets for the first time with probability
 later rounds shuffle them. Shuffled (``entries-shuffled``), round 0 shuffles
 them too, with generators seeded apart from the other rounds': the same
 search meeting the entries in another order, for the deals the first left
-unknown. Heuristic (``entries-heuristic``), round 0 tries them in the
-restarts' heuristic order (their order 0: head macros and Freezes first,
-then the moves by :mod:`core.reductions`' order), and the later rounds are
-the plain probes'. A round at rate 1 in which no look was cut short
+unknown. Freezes first (``entries-freezes-first``), round 0 tries the
+Freezes and head macros before the card moves, and those gap by gap in slot
+order (the restarts' order 0, without the heuristic order, which the
+searches run alone go without), and the later rounds are the plain
+probes'. A round at rate 1 in which no look was cut short
 and the space before the Freezes was explored to its end has explored the
 whole space, with the restarts' own steps and reductions: no win exists,
 and the answer is ``lost``. Where no Freeze ever comes (rules without open
@@ -67,11 +68,11 @@ of theirs is seeded as one of the plain probes' is: those never get that far (fr
 they look into every entry, and a look of round 20 may take a billion positions)."""
 
 
-Start = Literal["slots", "shuffled", "heuristic"]
-"""How round 0 orders the moves: in slot order (the plain probes), shuffled, or in the
-heuristic order."""
+Start = Literal["slots", "shuffled", "freezes-first"]
+"""How round 0 orders the moves: in slot order (the plain probes), shuffled, or the Freezes
+and head macros first."""
 
-_FIRST_ORDERS: Final[dict[Start, int]] = {"slots": 1, "shuffled": 3, "heuristic": 0}
+_FIRST_ORDERS: Final[dict[Start, int]] = {"slots": 1, "shuffled": 3, "freezes-first": 0}
 """Round 0's order (of :func:`core.search._reorder`) for each start."""
 
 
@@ -100,7 +101,7 @@ class _Round:
 
     def __init__(self, search: _Search, seed: int, rate: float, cap: int, order: int) -> None:
         """A round that tries the moves in restart ``order``'s order (1: slot order, 0: the
-        heuristic one, 3: shuffled), its generators seeded by ``seed``."""
+        Freezes and head macros first, 3: shuffled), its generators seeded by ``seed``."""
         self.search = search
         self.order = order
         self.rate = rate

@@ -126,7 +126,8 @@ restarts packs its dead positions (:mod:`core.packed_keys`), counted at about ha
 the same memory holds about twice the proofs (a search whose tables never fill that far runs as
 solver 17, position for position)."""
 
-SearchMode = Literal["whole", "complete", "entries", "entries-shuffled", "entries-heuristic"]
+SearchMode = Literal["whole", "complete", "entries", "entries-shuffled",
+                     "entries-freezes-first"]
 """What :func:`solve` runs.
 
 * ``whole`` (the default): every search it has; the others find most wins far sooner.
@@ -146,9 +147,10 @@ SearchMode = Literal["whole", "complete", "entries", "entries-shuffled", "entrie
   they meet the entries in another order than ``entries`` from the start: a second try at the
   deals ``entries`` left unknown (a cluster of winning entries late in one order may come
   early in another).
-* ``entries-heuristic``: the entry probes with their first round in the complete restarts'
-  heuristic order (head macros and Freezes first): a third order, which won some of the deals
-  ``entries`` won sooner, and others later (docs/solver.md, fifty-first sitting).
+* ``entries-freezes-first``: the entry probes with their first round trying the Freezes and
+  head macros before the card moves (the complete restarts' first order, here without the
+  heuristic order): a third order, which won some of the deals ``entries`` won sooner, and
+  others later (docs/solver.md, fifty-first sitting).
 """
 
 SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
@@ -157,7 +159,7 @@ SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
 
 def version_of(search: SearchMode) -> str:
     """The version a search records: :data:`SOLVER_VERSION` for the whole search, with
-    ``-`` and the search after it for the searches run alone (``-entries-heuristic``),
+    ``-`` and the search after it for the searches run alone (``-entries-freezes-first``),
     which may answer differently."""
     return SOLVER_VERSION if search == "whole" else f"{SOLVER_VERSION}-{search}"
 
@@ -258,7 +260,7 @@ def solve(state: GameState, budget: Budget | None = None,
     with the same reductions; their first restart tries the moves in slot order
     rather than the heuristic one; ``"entries"`` the entry probes alone
     (:mod:`core.entry_probes`), ``"entries-shuffled"`` the same with every round's moves
-    shuffled, and ``"entries-heuristic"`` with the first round's in the heuristic order. The
+    shuffled, and ``"entries-freezes-first"`` with the first round's Freezes first. The
     answer's version is :func:`version_of` the search.
     """
     if search not in SEARCH_MODES:
@@ -274,7 +276,7 @@ def solve(state: GameState, budget: Budget | None = None,
 
 
 _STARTS: Final[dict[SearchMode, Start]] = {
-    "entries": "slots", "entries-shuffled": "shuffled", "entries-heuristic": "heuristic"}
+    "entries": "slots", "entries-shuffled": "shuffled", "entries-freezes-first": "freezes-first"}
 """How the entry probes' round 0 orders the moves, for each search mode that runs them."""
 
 

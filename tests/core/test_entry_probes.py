@@ -34,11 +34,11 @@ def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return looks
 
 
-@pytest.mark.parametrize("search", ["entries", "entries-shuffled", "entries-heuristic"])
+@pytest.mark.parametrize("search", ["entries", "entries-shuffled", "entries-freezes-first"])
 def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
         monkeypatch: pytest.MonkeyPatch, search: SearchMode) -> None:
     """On 120 small deals (4 rows of 4) run to their end, the entry probes, in slot order
-    first, shuffled from the start or in the heuristic order first, win exactly the deals a
+    first, shuffled from the start or with the Freezes first, win exactly the deals a
     plain search wins, each line replayed, and prove the others lost, looking into entries on
     the way; the answers name the search."""
     looks = _looks_counted(monkeypatch)
@@ -91,7 +91,7 @@ def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
 
 def test_the_other_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second or third try is a different search: on single-round Gaps game 97, the
-    shuffled probes and the heuristic ones meet their first 200 entries in another order
+    shuffled probes and the Freezes-first ones meet their first 200 entries in another order
     than the plain probes and than each other, with others among them, and meet the same
     again when run again (the same input, the same search)."""
     met: list[bytes] = []
@@ -105,13 +105,13 @@ def test_the_other_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPat
     state = new_game(plugins.load_catalogue().rules("montana", {"redeals": "0"}),
                      DealNumber(97))
     firsts = []
-    for search in ["entries", "entries-shuffled", "entries-shuffled", "entries-heuristic",
-                   "entries-heuristic"]:
+    for search in ["entries", "entries-shuffled", "entries-shuffled", "entries-freezes-first",
+                   "entries-freezes-first"]:
         met.clear()
         result = solve(state, Budget(seconds=None, positions=20_000), search=search)
         assert result.verdict == "unknown" and len(met) >= 200, search
         firsts.append(met[:200])
-    plain, shuffled, again, heuristic, heuristic_again = firsts
-    assert shuffled == again and heuristic == heuristic_again
-    for one, other in [(plain, shuffled), (plain, heuristic), (shuffled, heuristic)]:
+    plain, shuffled, again, freezes_first, freezes_first_again = firsts
+    assert shuffled == again and freezes_first == freezes_first_again
+    for one, other in [(plain, shuffled), (plain, freezes_first), (shuffled, freezes_first)]:
         assert one[0] != other[0] and set(one) != set(other)
