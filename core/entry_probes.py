@@ -87,7 +87,7 @@ def search_entries(search: _Search, start: Start = "slots") -> list[Action] | No
         rate = min(1.0, RATE * 2 ** round_number)
         cap = CAP * 2 ** round_number
         seed = round_number + SHUFFLED_SEEDS if start == "shuffled" else round_number
-        order = _FIRST_ORDERS[start] if round_number == 0 else 3
+        order = _FIRST_ORDERS[start if round_number == 0 else "shuffled"]
         found = _Round(search, seed, rate, cap, order).run()
         if isinstance(found, list):
             return found
