@@ -27,10 +27,13 @@ unknown. Freezes first (``entries-freezes-first``), round 0 tries the
 Freezes and head macros before the card moves, and those gap by gap in slot
 order (the restarts' order 0, without the heuristic order, which the
 searches run alone go without), and the later rounds are the plain
-probes'. A round at rate 1 in which no look was cut short
-and the space before the Freezes was explored to its end has explored the
-whole space, with the restarts' own steps and reductions: no win exists,
-and the answer is ``lost``. Where no Freeze ever comes (rules without open
+probes'. Lowest first (``entries-lowest-first``), round 0 tries the card
+moves from the lowest source slot first, the reverse of the plain probes'
+(the restarts' order 2), and the head macros and Freezes after them. A
+round at rate 1 in which no look was cut short and the space before the
+Freezes was explored to its end has explored the whole space, with the
+restarts' own steps and reductions: no win exists, and the answer is
+``lost``. Where no Freeze ever comes (rules without open
 heads), round 0 is a plain depth-first search of the whole space.
 
 Only :meth:`core.search._Search.steps` decides what is explored, so what
@@ -68,11 +71,12 @@ of theirs is seeded as one of the plain probes' is: those never get that far (fr
 they look into every entry, and a look of round 20 may take a billion positions)."""
 
 
-Start = Literal["slots", "shuffled", "freezes-first"]
-"""How round 0 orders the moves: in slot order (the plain probes), shuffled, or the Freezes
-and head macros first."""
+Start = Literal["slots", "shuffled", "freezes-first", "lowest-first"]
+"""How round 0 orders the moves: in slot order (the plain probes), shuffled, the Freezes
+and head macros first, or the lowest source slot first."""
 
-_FIRST_ORDERS: Final[dict[Start, int]] = {"slots": 1, "shuffled": 3, "freezes-first": 0}
+_FIRST_ORDERS: Final[dict[Start, int]] = {
+    "slots": 1, "shuffled": 3, "freezes-first": 0, "lowest-first": 2}
 """Round 0's order (of :func:`core.search._reorder`) for each start."""
 
 
@@ -101,7 +105,8 @@ class _Round:
 
     def __init__(self, search: _Search, seed: int, rate: float, cap: int, order: int) -> None:
         """A round that tries the moves in restart ``order``'s order (1: slot order, 0: the
-        Freezes and head macros first, 3: shuffled), its generators seeded by ``seed``."""
+        Freezes and head macros first, 2: the lowest slot first, 3: shuffled), its generators
+        seeded by ``seed``."""
         self.search = search
         self.order = order
         self.rate = rate

@@ -127,7 +127,7 @@ the same memory holds about twice the proofs (a search whose tables never fill t
 solver 17, position for position)."""
 
 SearchMode = Literal["whole", "complete", "entries", "entries-shuffled",
-                     "entries-freezes-first"]
+                     "entries-freezes-first", "entries-lowest-first"]
 """What :func:`solve` runs.
 
 * ``whole`` (the default): every search it has; the others find most wins far sooner.
@@ -151,6 +151,9 @@ SearchMode = Literal["whole", "complete", "entries", "entries-shuffled",
   head macros before the card moves (the complete restarts' first order, here without the
   heuristic order): a third order, which won some of the deals ``entries`` won sooner, and
   others later (docs/solver.md, fifty-first sitting).
+* ``entries-lowest-first``: the entry probes with their first round trying the moves from the
+  lowest source slot first (the complete restarts' third order), the reverse of ``entries``:
+  a fourth order, for the deals the other three left unknown.
 """
 
 SEARCH_MODES: Final[tuple[SearchMode, ...]] = get_args(SearchMode)
@@ -260,7 +263,8 @@ def solve(state: GameState, budget: Budget | None = None,
     with the same reductions; their first restart tries the moves in slot order
     rather than the heuristic one; ``"entries"`` the entry probes alone
     (:mod:`core.entry_probes`), ``"entries-shuffled"`` the same with every round's moves
-    shuffled, and ``"entries-freezes-first"`` with the first round's Freezes first. The
+    shuffled, ``"entries-freezes-first"`` with the first round's Freezes first and
+    ``"entries-lowest-first"`` with its lowest source slots first. The
     answer's version is :func:`version_of` the search.
     """
     if search not in SEARCH_MODES:
@@ -276,7 +280,8 @@ def solve(state: GameState, budget: Budget | None = None,
 
 
 _STARTS: Final[dict[SearchMode, Start]] = {
-    "entries": "slots", "entries-shuffled": "shuffled", "entries-freezes-first": "freezes-first"}
+    "entries": "slots", "entries-shuffled": "shuffled", "entries-freezes-first": "freezes-first",
+    "entries-lowest-first": "lowest-first"}
 """How the entry probes' round 0 orders the moves, for each search mode that runs them."""
 
 

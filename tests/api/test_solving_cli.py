@@ -208,14 +208,16 @@ def test_solve_search_complete_runs_the_restarts_alone_and_says_so() -> None:
 
 
 @pytest.mark.parametrize(("search", "won"), [
-    ("entries", "52"), ("entries-shuffled", "52"), ("entries-freezes-first", "7")])
+    ("entries", "52"), ("entries-shuffled", "52"), ("entries-freezes-first", "7"),
+    ("entries-lowest-first", "1")])
 def test_solve_search_entries_runs_the_entry_probes_alone_and_says_so(search: str,
                                                                        won: str) -> None:
-    """--search entries (entries-shuffled, entries-freezes-first) wins single-round Montana
-    game 52 (7: the Freezes first meet no winning entry of 52 within 300,000 positions, but
-    one of 7 within 6,000) with a line that replays, and proves Line Up game 55 lost (a
-    space small enough to explore in a round); the JSON names the solver version with
-    -entries (and so on)."""
+    """--search entries (entries-shuffled, entries-freezes-first, entries-lowest-first) wins
+    single-round Montana game 52 (7: the Freezes first meet no winning entry of 52 within
+    300,000 positions, but one of 7 within 6,000; 1: the lowest slots first win neither 52
+    nor 7 within 10 s, but 1 in 411 positions) with a line that replays, and proves Line Up
+    game 55 lost (a space small enough to explore in a round); the JSON names the solver
+    version with -entries (and so on)."""
     entries = f"{SOLVER_VERSION}-{search}"
     variant, number, options = WON_QUICKLY[0], won, WON_QUICKLY[2]
     document = solve_json(variant, number, *options, "--search", search)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from gapgrid import plugins
@@ -34,7 +36,8 @@ def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return looks
 
 
-@pytest.mark.parametrize("search", ["entries", "entries-shuffled", "entries-freezes-first"])
+@pytest.mark.parametrize("search", ["entries", "entries-shuffled", "entries-freezes-first",
+                                    "entries-lowest-first"])
 def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
         monkeypatch: pytest.MonkeyPatch, search: SearchMode) -> None:
     """On 120 small deals (4 rows of 4) run to their end, the entry probes, in slot order
@@ -90,10 +93,10 @@ def test_they_win_a_single_round_gaps_deal_and_stop_at_the_budget() -> None:
 
 
 def test_the_other_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A second or third try is a different search: on single-round Gaps game 97, the
-    shuffled probes and the Freezes-first ones meet their first 200 entries in another order
-    than the plain probes and than each other, with others among them, and meet the same
-    again when run again (the same input, the same search)."""
+    """A second, third or fourth try is a different search: on single-round Gaps game 97,
+    the shuffled probes, the Freezes-first ones and the lowest-first ones meet their first
+    200 entries in another order than the plain probes and than each other, with others among
+    them, and meet the same again when run again (the same input, the same search)."""
     met: list[bytes] = []
     entry = _Round._entry
 
@@ -104,14 +107,13 @@ def test_the_other_probes_meet_other_entries_first(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(_Round, "_entry", recorded)
     state = new_game(plugins.load_catalogue().rules("montana", {"redeals": "0"}),
                      DealNumber(97))
-    firsts = []
-    for search in ["entries", "entries-shuffled", "entries-shuffled", "entries-freezes-first",
-                   "entries-freezes-first"]:
+    firsts: dict[SearchMode, list[bytes]] = {}
+    searches: list[SearchMode] = ["entries", "entries-shuffled", "entries-freezes-first",
+                                  "entries-lowest-first"]
+    for search in searches + searches[1:]:
         met.clear()
         result = solve(state, Budget(seconds=None, positions=20_000), search=search)
         assert result.verdict == "unknown" and len(met) >= 200, search
-        firsts.append(met[:200])
-    plain, shuffled, again, freezes_first, freezes_first_again = firsts
-    assert shuffled == again and freezes_first == freezes_first_again
-    for one, other in [(plain, shuffled), (plain, freezes_first), (shuffled, freezes_first)]:
+        assert firsts.setdefault(search, met[:200]) == met[:200], search  # the same again
+    for one, other in itertools.combinations(firsts.values(), 2):
         assert one[0] != other[0] and set(one) != set(other)
