@@ -3,8 +3,8 @@
 :class:`~gapgrid.api.services.puzzles.PuzzleService`.
 
 * ``gapgrid solution DATE VARIANT [--json]``: the shortest winning line known for
-  a day's puzzle, once the day is over (UTC); before then a usage error saying
-  when it opens.
+  a day's puzzle, an hour after the day is over (UTC); before then a usage
+  error saying when it opens.
 * ``gapgrid puzzles prepare [--days N] [--from DATE] [--variant SLUG ...]
   [--positions P] [--seconds S] [--json]``: creates and certifies the coming
   days' puzzles ahead of time (and certifies stored ones that are not), with a
@@ -124,7 +124,8 @@ def print_puzzle_facts(catalogue: Catalogue, puzzle: dict[str, Any]) -> None:
 @click.pass_context
 def solution_command(ctx: click.Context, date: str, variant: str, as_json: bool) -> None:
     """Print the shortest winning line known for the puzzle of VARIANT on DATE
-    (YYYY-MM-DD), once that day is over (UTC). VARIANT DATE, the order of `daily`, works too."""
+    (YYYY-MM-DD), an hour after that day is over (UTC). VARIANT DATE, the order of `daily`,
+    works too."""
     if not DATE.fullmatch(date) and DATE.fullmatch(variant):
         date, variant = variant, date
     try:

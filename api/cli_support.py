@@ -94,8 +94,8 @@ class SetupError(click.ClickException):
 
 
 class Unavailable(SetupError):
-    """What the arguments ask for is not there yet, or not at all (the solution of a day not
-    over): one line and exit status 2 as a :class:`SetupError`, not a usage block, since
+    """What the arguments ask for is not there yet, or not at all (a solution not open
+    yet): one line and exit status 2 as a :class:`SetupError`, not a usage block, since
     the arguments are well formed; ``kind`` ``"unavailable"`` under ``--json``."""
 
     kind = "unavailable"

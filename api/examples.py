@@ -250,6 +250,7 @@ EXAMPLES: Final[dict[str, Example]] = {
                               'game_number': '#34008447422268921582',
                               'how': 'In PySolFC, choose the game Montana then File > Select '
                                      'game by number... and enter #34008447422268921582.'},
+                  'solution_opens_at': '2026-12-01T01:00:00Z',
                   'certified': True,
                   'par': 75,
                   'difficulty': {'label': 'medium', 'value': 42.3}}),
@@ -322,6 +323,7 @@ EXAMPLES: Final[dict[str, Example]] = {
                               'game_number': '#34008447422268921582',
                               'how': 'In PySolFC, choose the game Montana then File > Select '
                                      'game by number... and enter #34008447422268921582.'},
+                  'solution_opens_at': '2026-12-01T01:00:00Z',
                   'certified': True,
                   'par': 75,
                   'difficulty': {'label': 'medium', 'value': 42.3}}),

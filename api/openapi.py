@@ -140,7 +140,9 @@ CACHE_HEADERS: Final[dict[str, dict[str, Any]]] = {
     "ETag": {"description": "The puzzle document's tag, for If-None-Match.",
              "schema": {"type": "string"}},
     "Cache-Control": {"description": "public, max-age=SECONDS until the next UTC midnight "
-                                     "for today's puzzle; immutable for a past day's.",
+                                     "for today's puzzle, until its solution_opens_at for "
+                                     "yesterday's (a late game may lower its par); immutable "
+                                     "for a past day's after that.",
                       "schema": {"type": "string"}},
 }
 """The headers of a cached read's 200 and 304."""

@@ -35,7 +35,13 @@ from gapgrid.api.problems import (
 )
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services import games
-from gapgrid.api.services.puzzles import MAX_PER_PAGE, PuzzleService, Served, day_bounds
+from gapgrid.api.services.puzzles import (
+    MAX_PER_PAGE,
+    PuzzleService,
+    Served,
+    day_bounds,
+    solution_opens,
+)
 from gapgrid.api.text import excerpt
 from gapgrid.core.catalogue import Catalogue
 
@@ -137,13 +143,15 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def cached(served: Served) -> Response:
-    """A puzzle with an ETag; today's expires at the next UTC midnight, past days never."""
+    """A puzzle with an ETag; today's expires at the next UTC midnight, yesterday's when its
+    late submissions end (one may still lower its par), past days never."""
     document = served.document
     etag = hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()[:32]
     now = state().puzzles.clock()
-    if served.date == now.date():
-        _, ends = day_bounds(served.date)
-        cache_control = f"public, max-age={max(int((ends - now).total_seconds()), 0)}"
+    expires = day_bounds(served.date)[1] if served.date == now.date() else solution_opens(
+        served.date)
+    if now < expires:
+        cache_control = f"public, max-age={max(int((expires - now).total_seconds()), 0)}"
     else:
         cache_control = IMMUTABLE
     headers = {"ETag": f'"{etag}"', "Cache-Control": cache_control}
@@ -191,7 +199,8 @@ def get_daily(slug: str) -> Response:
 
 
 def get_puzzle(date: str, slug: str) -> Response:
-    """The puzzle of ``date``, cached until the day is over, then for good."""
+    """The puzzle of ``date``, cached until the day is over (and its late submissions),
+    then for good."""
     return cached(state().puzzles.puzzle(date, slug))
 
 
@@ -380,17 +389,20 @@ def build_routes(settings: Settings) -> Routes:
     add("POST", "/hint", post_hint,
         "The next action of a winning line from the position some moves lead to, and how "
         "many actions it has left; or lost; or unknown within about a second of search. With "
-        "today's start token, the hint is recorded and the game's submission is assisted.",
+        "today's start token (or one of yesterday's game, until its late submissions end), "
+        "the hint is recorded and the game's submission is assisted.",
         {200: ("The hint: ok false and the index when a move is illegal.", "HintResult"),
          422: ("The request is not well formed, or the token is not this game's.", "Problem"),
          503: ("Every search of this server (hints', puzzles') is busy: try again after "
                "Retry-After.", "Problem")},
         request_schema="HintRequest")
     add("GET", "/puzzles/{date}/{slug}/solution", get_solution,
-        "The shortest winning line known for a day's puzzle, once the day is over (UTC).",
+        "The shortest winning line known for a day's puzzle, an hour after the day is over "
+        "(UTC): its solution_opens_at, once games started on the day can no longer be "
+        "submitted.",
         {200: ("The solution.", "Solution"),
-         404: ("No such puzzle, a day not over yet (the detail says when it opens), or a "
-               "puzzle with no known win.", "Problem"),
+         404: ("No such puzzle, a solution not open yet (an hour after its day: the detail "
+               "says when it opens), or a puzzle with no known win.", "Problem"),
          422: ("Not a date.", "Problem"),
          503: BEING_PREPARED})
     add("POST", "/players", post_player,
@@ -413,7 +425,9 @@ def build_routes(settings: Settings) -> Routes:
          503: TODAY_BEING_PREPARED},
         request_schema="StartRequest", body_optional=True, player_token=True)
     add("POST", "/puzzles/{date}/{slug}/submissions", post_submission,
-        "Submit moves for today's puzzle: replayed, scored, stored once per player.",
+        "Submit moves for today's puzzle: replayed, scored, stored once per player. A game "
+        "started before midnight is taken with its start token until the puzzle's "
+        "solution_opens_at, an hour later.",
         {201: ("Stored: the result and the player's rank.", "SubmissionResult"),
          200: ("Already stored (the same moves again), or not stored because a move is "
                "illegal.", "SubmissionResult"),
@@ -421,7 +435,8 @@ def build_routes(settings: Settings) -> Routes:
                "(Authorization: Bearer ...).", "Problem"),
          403: ("The player token sent is not the named player's.", "Problem"),
          404: ("No such puzzle.", "Problem"),
-         409: ("The player already submitted other moves, or the puzzle is closed.",
+         409: ("The player already submitted other moves, or the puzzle is closed (its day "
+               "is over, and its late submissions too, or no start token of it was sent).",
                "Problem"),
          422: ("The request is not well formed.", "Problem"), 503: TODAY_BEING_PREPARED},
         request_schema="SubmissionRequest", player_token=True)

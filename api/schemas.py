@@ -333,10 +333,11 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     },
     "Puzzle": {
         "type": "object",
-        "description": "A day's puzzle of one variant: the same for everyone, and never "
-                       "changed once served.",
+        "description": "A day's puzzle of one variant: the same for everyone; its deal "
+                       "never changes once served (its par may fall while it takes "
+                       "submissions, when a player wins in fewer actions).",
         "required": ["id", "date", "variant", "options", "deal", "rows", "starts_at", "ends_at",
-                     "rules_version"],
+                     "solution_opens_at", "rules_version"],
         "properties": {
             "id": {"type": "string", "description": "date-slug: 2026-11-30-montana."},
             "date": {"type": "string", "format": "date", "description": "The UTC day."},
@@ -348,7 +349,13 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "starts_at": {"type": "string", "format": "date-time",
                           "description": "When the day begins (UTC midnight)."},
             "ends_at": {"type": "string", "format": "date-time",
-                        "description": "When it ends: submissions close then."},
+                        "description": "When it ends: starts close then, and submissions "
+                                       "but for games started on the day."},
+            "solution_opens_at": {"type": "string", "format": "date-time",
+                                  "description": "An hour after it ends: games started on "
+                                                 "the day may be submitted until then, with "
+                                                 "their start token, and the solution opens "
+                                                 "then."},
             "rules_version": {"type": "string",
                               "description": "The version of the rules it was dealt under."},
             "pysolfc": {"type": "object", "description": "How to play it in PySolFC.",

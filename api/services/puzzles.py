@@ -124,10 +124,23 @@ def puzzle_deal(secret: str, date: datetime.date, slug: str) -> DealNumber:
     return certify.candidate_deal(secret, date, slug, 0)
 
 
+LATE_SUBMISSIONS: Final = datetime.timedelta(hours=1)
+"""How long after its day is over a puzzle still takes the submission of a game started on
+that day, with its start token (and records the game's hints): a game begun at 23:50 UTC is
+not refused at midnight. No puzzle can be started then, and its solution opens only once
+this is over, so a late game cannot be copied from it."""
+
+
 def day_bounds(date: datetime.date) -> tuple[datetime.datetime, datetime.datetime]:
     """The UTC day ``date`` spans: from its midnight to the next."""
     start = datetime.datetime.combine(date, datetime.time(), tzinfo=datetime.UTC)
     return start, start + datetime.timedelta(days=1)
+
+
+def solution_opens(date: datetime.date) -> datetime.datetime:
+    """When the solution of ``date``'s puzzles opens: when its last late submission may
+    come (:data:`LATE_SUBMISSIONS`)."""
+    return day_bounds(date)[1] + LATE_SUBMISSIONS
 
 
 def iso(moment: datetime.datetime) -> str:
@@ -169,16 +182,17 @@ def make_puzzle(catalogue: Catalogue, secret: str, date: datetime.date,
 
 
 SOLUTION_NOT_OPEN: Final = "Solution not open yet"
-"""The heading of the refusal of a solution whose day is not over."""
+"""The heading of the refusal of a solution not open yet (:func:`solution_opens`)."""
 
 NO_SOLUTION_KNOWN: Final = "No solution known"
 """The heading of the refusal of a solution of a puzzle that is not certified."""
 
 
 class SolutionUnavailable(ServiceError):
-    """A served day's solution cannot be given (yet): the day is not over, or its puzzle
-    is not certified. A not-found refusal, as any other, for the HTTP API; its own class
-    so that a caller can tell it from a wrong day or variant without reading its title."""
+    """A served day's solution cannot be given (yet): it is not open yet (an hour after the
+    day), or its puzzle is not certified. A not-found refusal, as any other, for the HTTP
+    API; its own class so that a caller can tell it from a wrong day or variant without
+    reading its title."""
 
 
 def utc_now() -> datetime.datetime:
@@ -216,9 +230,12 @@ def lease_owner() -> str:
 
 def puzzle_document(body: Mapping[str, Any], certificate: Certificate | None
                     ) -> dict[str, Any]:
-    """A stored puzzle as it is served: with ``certified``, ``par`` and ``difficulty``
-    (``{"label", "value"}``, or null when unrated); never the line."""
+    """A stored puzzle as it is served: with ``certified``, ``par``, ``difficulty``
+    (``{"label", "value"}``, or null when unrated) and ``solution_opens_at``; never the
+    line."""
     document = dict(body)
+    document["solution_opens_at"] = iso(solution_opens(datetime.date.fromisoformat(
+        body["date"])))
     certified = certificate is not None and certificate.certified
     rating = certificate.body.get("difficulty") if certificate is not None else None
     document["certified"] = certified
@@ -495,9 +512,11 @@ class PuzzleService:
                                    title="Puzzle being prepared", retry_after=retry)
             time.sleep(POLL_SECONDS)
 
-    def _live_puzzle(self, day: str, variant: str) -> dict[str, Any]:
+    def _live_puzzle(self, day: str, variant: str, token: str | None = None
+                     ) -> dict[str, Any]:
         """Today's stored puzzle (its id, variant, deal, options...), for start and
-        submissions; a conflict for a day that is over.
+        submissions; a conflict for a day that is over, unless ``token`` is a start token of
+        its puzzle and its late submissions are not over (:data:`LATE_SUBMISSIONS`).
 
         A stored puzzle never changes, so once it needs no more work at request time (it
         has a certificate, or this server certifies none at request time) it is kept in
@@ -507,7 +526,7 @@ class PuzzleService:
         date = self.day(day)
         entry = games.find_entry(self.catalogue, variant)
         pid = puzzle_id(date, entry.slug)
-        self._refuse_closed(date)  # before making a past day's puzzle only to refuse it
+        self._refuse_closed(date, pid, token)  # before making a past day's puzzle to refuse it
         body = self.live_puzzles.get(pid)
         if body is None:
             body, certificate = self._certified(date, entry)
@@ -516,20 +535,45 @@ class PuzzleService:
                 if any(not known.startswith(date.isoformat()) for known in self.live_puzzles):
                     self.live_puzzles.clear()  # only today's are kept
                 self.live_puzzles[pid] = body
-        self._refuse_closed(date)  # midnight may have passed while it was made
+        self._refuse_closed(date, pid, token)  # midnight may have passed while it was made
         return body
 
-    def _refuse_closed(self, date: datetime.date) -> None:
-        """A conflict unless ``date`` is today: its puzzle takes no more starts or moves."""
-        if date != self.today():
-            _, ends = day_bounds(date)
-            raise ServiceError(f"the puzzle of {date} closed at {iso(ends)}; only "
-                               f"today's puzzle takes submissions", fault=Fault.CONFLICT,
-                               field=("date",), title="Puzzle closed")
+    def _refuse_closed(self, date: datetime.date, pid: str, token: str | None) -> None:
+        """A conflict unless the puzzle ``pid`` of ``date`` takes submissions with ``token``
+        (:meth:`_takes_submissions`)."""
+        if self._takes_submissions(date, pid, token):
+            return
+        _, ends = day_bounds(date)
+        opens = solution_opens(date)
+        if self.clock() >= opens:
+            why = (f"its late submissions (of games started on it) ended at {iso(opens)}; "
+                   f"only today's puzzle takes submissions")
+        else:
+            why = (f"until {iso(opens)} it takes the submission of a game started on it, "
+                   f"with its start token, and no other")
+            if token is not None:
+                why += ": the start token sent is not one of its games'"
+        raise ServiceError(f"the puzzle of {date} closed at {iso(ends)}; {why}",
+                           fault=Fault.CONFLICT, field=("date",), title="Puzzle closed")
+
+    def _takes_submissions(self, date: datetime.date, pid: str, token: str | None) -> bool:
+        """Whether the puzzle ``pid`` of ``date`` takes a start or a submission: today's
+        does, and one whose day is over does for a game started on it (``token``, a start
+        token of ``pid``, which only its day gave) until its late submissions are over."""
+        if date == self.today():
+            return True
+        if token is None or self.clock() >= solution_opens(date):
+            return False
+        try:
+            payload = self.tokens.loads(token, max_age=self.settings.token_max_age)
+        except BadSignature:  # expired ones too: SignatureExpired is one
+            return False
+        return isinstance(payload, dict) and payload.get("p") == pid
 
     def solution(self, day: str, variant: str) -> dict[str, Any]:
         """The shortest winning line known for the puzzle of ``day``, once the day is over
-        (UTC); before then a not-found refusal that says when it opens.
+        (UTC) and its late submissions too (:func:`solution_opens`); before then a
+        not-found refusal that says when it opens.
 
         ``{"puzzle", "date", "variant", "deal", "options", "certified", "par", "line",
         "difficulty", "solver_version", "line_from"}``; ``line_from`` says whether the line
@@ -537,10 +581,11 @@ class PuzzleService:
         """
         date = self.day(day)
         entry = games.find_entry(self.catalogue, variant)
-        _, ends = day_bounds(date)
-        if self.clock() < ends:
+        opens = solution_opens(date)
+        if self.clock() < opens:
             raise SolutionUnavailable(f"the solution of the {entry.slug} puzzle of {date} "
-                                      f"opens when the day is over, at {iso(ends)} (UTC)",
+                                      f"opens at {iso(opens)} (UTC), when the day is over "
+                                      f"and games started on it can no longer be submitted",
                                       fault=Fault.NOT_FOUND, field=("date",),
                                       title=SOLUTION_NOT_OPEN)
         body, certificate = self._certified(date, entry)
@@ -593,8 +638,9 @@ class PuzzleService:
         about a second (:data:`gapgrid.api.services.solving.HINT_SECONDS`).
 
         A position on a certified puzzle's line is answered from that line. With
-        the ``token`` of today's puzzle, the hint is recorded against it, and a
-        submission made with that token is ``assisted``.
+        the ``token`` of a puzzle that still takes its game (today's, or one whose late
+        submissions are not over), the hint is recorded against it, and a submission
+        made with that token is ``assisted``.
         """
         position = solving.replayed(self.catalogue, variant=variant, deal=deal, moves=moves,
                                     options=options)
@@ -613,10 +659,11 @@ class PuzzleService:
                 document = solving.hint(position, seconds=solving.HINT_SECONDS,
                                         memo=self.lines).document
         document["assisted"] = False
-        # A token of yesterday's puzzle, past midnight, gets the hint but records nothing:
-        # that puzzle takes no more submissions.
+        # A token of a puzzle that takes no more submissions (its late ones over too) gets
+        # the hint but records nothing.
         if (puzzle is not None and token is not None and position.result.ok
-                and puzzle == puzzle_id(self.today(), position.rules.slug)):
+                and self._takes_submissions(datetime.date.fromisoformat(puzzle[:10]), puzzle,
+                                            token)):
             self.store.record_hint(puzzle, token_digest(token), position.result.applied,
                                    iso(self.clock()))
             document["assisted"] = True
@@ -712,7 +759,9 @@ class PuzzleService:
 
     def submit(self, day: str, variant: str, *, player: str, moves: Sequence[str],
                token: str | None = None, player_token: str | None = None) -> Submitted:
-        """Verify ``moves`` on today's puzzle, score them with every scheme, and store them
+        """Verify ``moves`` on today's puzzle (or yesterday's, for a game started on it and
+        submitted with its ``token`` within :data:`LATE_SUBMISSIONS`), score them with every
+        scheme, and store them
         once per player (names compared by :func:`gapgrid.api.names.player_key`): the first
         verified submission is the one that counts, unless it made no progress (an empty
         one), which the first with progress replaces.
@@ -721,7 +770,7 @@ class PuzzleService:
         submission under a new name registers it, and its answer carries the player's
         ``player_token``, that once.
         """
-        puzzle = self._live_puzzle(day, variant)
+        puzzle = self._live_puzzle(day, variant, token)
         now = self.clock()
         name = player
         # Without a token, the name is claimed when the submission is stored (one read fewer

@@ -40,9 +40,9 @@ PROBLEM = "application/problem+json"
 
 def test_a_new_puzzle_is_certified_and_its_solution_opens_after_the_day(
         make_app: Callable[..., Flask], clock: Clock) -> None:
-    """Today's puzzle is certified with a par and a rating; its solution is a 404 until the
-    next UTC midnight, which the detail names, and then a line of par actions that
-    POST /v1/verify replays to a win."""
+    """Today's puzzle is certified with a par and a rating; its solution is a 404 until an
+    hour after the next UTC midnight (the late submissions' end), which the detail names,
+    and then a line of par actions that POST /v1/verify replays to a win."""
     client = make_app().test_client()
     puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
     assert puzzle["certified"] is True and isinstance(puzzle["par"], int)
@@ -50,8 +50,12 @@ def test_a_new_puzzle_is_certified_and_its_solution_opens_after_the_day(
         "easy", "medium", "hard", "expert")
     early = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/solution")
     assert early.status_code == 404 and early.content_type == PROBLEM
-    assert "opens when the day is over, at 2026-12-01T00:00:00Z" in early.get_json()["detail"]
-    clock.advance(12 * 3600)  # the next UTC midnight: the day is over
+    assert "opens at 2026-12-01T01:00:00Z (UTC)" in early.get_json()["detail"]
+    assert puzzle["solution_opens_at"] == "2026-12-01T01:00:00Z"
+    clock.advance(12 * 3600)  # the next UTC midnight: the day is over, not its late games
+    late = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/solution")
+    assert late.status_code == 404 and "opens at 2026-12-01T01:00:00Z" in late.text
+    clock.advance(3600)
     answer = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}/solution")
     solution = answer.get_json()
     assert answer.status_code == 200 and "immutable" in answer.headers["Cache-Control"]

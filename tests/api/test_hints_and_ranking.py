@@ -116,15 +116,20 @@ def test_hint_requests_are_checked(make_app: Callable[..., Flask]) -> None:
         assert answer.get_json()["errors"][0]["pointer"] == pointer, answer.get_json()
 
 
-def test_a_hint_after_midnight_with_yesterdays_token_is_not_recorded(
+def test_a_hint_after_the_late_submissions_with_yesterdays_token_is_not_recorded(
         make_app: Callable[..., Flask], clock: Clock) -> None:
-    """Past midnight, yesterday's start token still gets the hint, but nothing is recorded
-    against a puzzle that takes no more submissions: the answer says it is not assisted."""
+    """Past midnight, yesterday's start token still gets the hint: recorded in the hour its
+    game may still be submitted (the submission is then assisted), but not once the puzzle
+    takes no more submissions: the answer says it is not assisted."""
     client = make_app().test_client()
     puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
     token = client.post(f"{URL}/start", json={}).get_json()["token"]
+    clock.advance(12 * 3600 + 60)  # 00:01 the next day
     assert hint(client, puzzle["deal"], [], token=token)["assisted"] is True
-    clock.advance(24 * 3600)
+    submitted = client.post(f"{URL}/submissions", json={"player": "Ann", "moves": [],
+                                                         "token": token})
+    assert submitted.status_code == 201 and submitted.get_json()["assisted"] is True
+    clock.advance(3600)
     late = hint(client, puzzle["deal"], [], token=token)
     assert late["assisted"] is False and late["next"] is not None
 

@@ -375,6 +375,39 @@ def test_closed_puzzles_take_no_submissions(client: FlaskClient) -> None:
     assert store.puzzle("2026-11-29-montana") is not None
 
 
+def test_a_game_started_before_midnight_is_taken_for_an_hour_after_it(
+        client: FlaskClient, clock: Clock) -> None:
+    """A game started at 23:50 UTC and submitted with its start token at 00:30 counts, on
+    its day's leaderboard, timed from its start; without the token, after 01:00, with
+    another puzzle's token or a forged one, a submission is refused as closed, and so is a
+    start: the puzzle names the hour."""
+    url = f"/v1/puzzles/{TODAY}/montana"
+    assert client.get(url).get_json()["solution_opens_at"] == "2026-12-01T01:00:00Z"
+    clock.advance(11 * 3600 + 50 * 60)  # 23:50
+    token = client.post(f"{url}/start").get_json()["token"]
+    other = client.post(f"/v1/puzzles/{TODAY}/spaces/start").get_json()["token"]
+    clock.advance(40 * 60)  # 00:30 the next day
+    for refused in [None, other, token[:-2] + ("AA" if token[-2:] != "AA" else "BB")]:
+        body = {"player": "Ann", "moves": [], **({"token": refused} if refused else {})}
+        detail = problem(client.post(f"{url}/submissions", json=body), 409)["detail"]
+        assert ("until 2026-12-01T01:00:00Z it takes the submission of a game started on it, "
+                "with its start token") in detail
+        assert ("the start token sent is not one of its games'" in detail) == bool(refused)
+    problem(client.post(f"{url}/start"), 409)
+    taken = client.post(f"{url}/submissions", json={"player": "Ann", "moves": [],
+                                                    "token": token})
+    assert taken.status_code == 201 and taken.get_json()["elapsed_seconds"] == 40 * 60
+    board = client.get(f"{url}/leaderboard").get_json()
+    assert [entry["player"] for entry in board["entries"]] == ["Ann"]
+    cached = client.get(url)
+    assert cached.headers["Cache-Control"] == "public, max-age=1800"  # a late win may lower par
+    clock.advance(30 * 60)  # 01:00: the late submissions are over
+    detail = problem(client.post(f"{url}/submissions", json={"player": "Bo", "moves": [],
+                                                             "token": token}), 409)["detail"]
+    assert "late submissions (of games started on it) ended at 2026-12-01T01:00:00Z" in detail
+    assert "immutable" in client.get(url).headers["Cache-Control"]
+
+
 def test_leaderboard_ranks_by_par_and_pages(client: FlaskClient) -> None:
     """Fewer moves rank first; ties share a rank; pages link to the next."""
     moves = _winning_moves(client)

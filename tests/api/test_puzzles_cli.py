@@ -115,11 +115,11 @@ def test_a_day_is_refused_in_one_form_whatever_is_wrong_with_it(instance: Path) 
 def test_solution_takes_the_variant_first_too(instance: Path) -> None:
     """`solution VARIANT DATE`, in the order of `daily VARIANT --date`, prints what
     `solution DATE VARIANT` does (it said 'montana' is not a date)."""
-    yesterday = (today() - datetime.timedelta(days=1)).isoformat()
-    prepare("--from", yesterday, "--days", "1", "--variant", "paganini")
-    code, out, err = run("solution", yesterday, "paganini", "--json")
+    past = (today() - datetime.timedelta(days=2)).isoformat()
+    prepare("--from", past, "--days", "1", "--variant", "paganini")
+    code, out, err = run("solution", past, "paganini", "--json")
     assert code == 0, err
-    assert run("solution", "paganini", yesterday, "--json") == (0, out, err)
+    assert run("solution", "paganini", past, "--json") == (0, out, err)
 
 
 def test_prepare_checks_every_name_first_and_makes_a_game_once(instance: Path) -> None:
@@ -149,27 +149,28 @@ def test_daily_prints_the_board_par_and_difficulty(instance: Path) -> None:
 
 
 def test_the_solution_opens_after_the_day(instance: Path) -> None:
-    """Yesterday's solution is a line of par actions that wins; today's is refused, saying
-    when it opens."""
-    yesterday = today() - datetime.timedelta(days=1)
-    [row] = prepare("--from", yesterday.isoformat(), "--days", "1", "--variant", "line-up")
-    code, out, _ = run("solution", yesterday.isoformat(), "line-up", "--json")
+    """A past day's solution (two days ago: yesterday's opens at 01:00 UTC) is a line of
+    par actions that wins; today's is refused, saying when it opens."""
+    past = today() - datetime.timedelta(days=2)
+    [row] = prepare("--from", past.isoformat(), "--days", "1", "--variant", "line-up")
+    code, out, _ = run("solution", past.isoformat(), "line-up", "--json")
     solution = json.loads(out)
     assert code == 0 and solution["par"] == row["puzzle"]["par"] == len(solution["line"])
     from gapgrid import plugins
     rules = plugins.load_catalogue(disabled=()).rules("line-up")
     assert replay(rules, parse_deal_number(solution["deal"]),
                   parse_actions(solution["line"])).won
-    code, out, _ = run("solution", yesterday.isoformat(), "line-up")
+    code, out, _ = run("solution", past.isoformat(), "line-up")
     assert code == 0 and " ".join(solution["line"]) in out
-    assert out.startswith(f"Line Up, puzzle of {yesterday.isoformat()}: game ")  # as daily
+    assert out.startswith(f"Line Up, puzzle of {past.isoformat()}: game ")  # as daily
     # today's is refused in one line, exit 2, without a usage block: DATE is right
+    opens = f"{(today() + datetime.timedelta(days=1)).isoformat()}T01:00:00Z (UTC)"
     code, out, err = run("solution", today().isoformat(), "line-up")
     assert code == 2 and err.startswith("gapgrid: the solution of the line-up puzzle of ")
-    assert "opens when the day is over" in err and "Usage" not in err and not out
+    assert f"opens at {opens}" in err and "Usage" not in err and not out
     code, out, err = run("solution", today().isoformat(), "line-up", "--json")
     assert code == 2 and json.loads(out)["error"]["kind"] == "unavailable"
-    assert "opens when the day is over" in json.loads(out)["error"]["message"]
+    assert f"opens at {opens}" in json.loads(out)["error"]["message"]
     # a day with no puzzle is still a usage error naming DATE
     code, _, err = run("solution", "2020-01-01", "line-up")
     assert code == 2 and "Invalid value for DATE: puzzles start on" in err
@@ -178,14 +179,14 @@ def test_the_solution_opens_after_the_day(instance: Path) -> None:
 def test_the_solution_of_an_uncertified_puzzle_says_none_is_known(instance: Path) -> None:
     """A past day whose puzzle was stored uncertified (too small a budget) has no line to
     show: said in one line, exit 2, not as a usage error about a right DATE."""
-    yesterday = (today() - datetime.timedelta(days=1)).isoformat()
+    past = (today() - datetime.timedelta(days=2)).isoformat()
     tiny = ["--variant", "rectangular-rovers", "--positions", "1000", "--seconds", "1"]
-    [row] = prepare("--from", yesterday, "--days", "1", *tiny)
+    [row] = prepare("--from", past, "--days", "1", *tiny)
     assert not row["puzzle"]["certified"]
-    code, out, err = run("solution", yesterday, "rectangular-rovers")
+    code, out, err = run("solution", past, "rectangular-rovers")
     assert code == 2 and not out and "Usage" not in err
     assert err.startswith("gapgrid: no winning line is known for the rectangular-rovers "
-                          f"puzzle of {yesterday}: it is not certified")
+                          f"puzzle of {past}: it is not certified")
 
 
 def test_prepare_leaves_a_coming_day_unmade_when_no_candidate_is_won(instance: Path) -> None:

@@ -101,6 +101,12 @@ def label(code: str) -> str:
     return f"{rank} of {SUITS[code[1]]}"
 
 
+def noon(served: Served) -> datetime.datetime:
+    """Noon (UTC) of the server's day: a time for the browser's clock at which yesterday's
+    solution is open, whatever the hour the tests run at (it opens at 01:00)."""
+    return datetime.datetime.fromisoformat(f"{served.today}T12:00:00+00:00")
+
+
 def has_route(served: Served, method: str, path: str) -> bool:
     status, document = served.api("GET", "/v1/openapi.json")
     assert status == 200
@@ -459,6 +465,7 @@ def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
     status, puzzle = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
     if status == 404:
         pytest.skip(f"the server has no puzzle for {yesterday}")
+    page.clock.set_fixed_time(noon(served))  # yesterday's solution opens at 01:00
     open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
     assert board_cells(page) == flat(puzzle["rows"])
     expect(page.locator("#subtitle")).to_contain_text(yesterday.isoformat())
@@ -469,6 +476,57 @@ def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
     else:
         expect(page.locator("#solution")).to_contain_text("not available")
     expect(page.locator("#submit-panel")).to_be_hidden()
+
+
+def test_a_game_started_before_midnight_is_submitted_after_it(page: Page,
+                                                              served: Served) -> None:
+    """A game started on its puzzle's day (its start token kept) can still be ended and
+    submitted from the page after midnight: with the browser's clock at 00:30 UTC the next
+    day, the reloaded page offers the submission (the server, for which it is still the
+    puzzle's day, stores it); at 01:00, when the solution opens, it no longer does."""
+    slug = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
+    puzzle = puzzle_of(served, slug)
+    open_puzzle(page, slug)
+    click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
+    settle(page)
+    key = f"gapgrid:game:{puzzle['id']}"
+    page.wait_for_function(f"JSON.parse(localStorage.getItem({key!r}) || '{{}}').token")
+    midnight = datetime.datetime.fromisoformat(puzzle["ends_at"].replace("Z", "+00:00"))
+    page.clock.set_fixed_time(midnight + datetime.timedelta(minutes=30))
+    open_puzzle(page, slug, puzzle["date"])  # where the late game is, once midnight is past
+    expect(page.locator("#solution")).to_contain_text("opens at")
+    page.click('[data-action="finish"]')
+    page.fill("#player", "Late Lou")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Late Lou")
+    page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
+    open_puzzle(page, slug, puzzle["date"])
+    expect(page.locator('[data-action="finish"]')).to_be_hidden()
+    expect(page.locator("#submit-panel")).to_be_hidden()
+    expect(page.locator('[data-action="solution"]')).to_be_visible()
+
+
+def test_todays_page_points_to_yesterdays_game_while_it_can_be_submitted(
+        page: Page, served: Served) -> None:
+    """With a game of yesterday's puzzle kept (its start token, not submitted) and the
+    browser's clock at 00:30, today's page says on its link to yesterday that the game can
+    still be submitted until yesterday's solution opens; at 01:00 the link is plain."""
+    yesterday = datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1)
+    status, puzzle = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
+    if status == 404:
+        pytest.skip(f"the server has no puzzle for {yesterday}")
+    page.goto("/")
+    page.evaluate("([key, game]) => localStorage.setItem(key, game)",
+                  [f"gapgrid:game:{puzzle['id']}",
+                   '{"version": 1, "moves": [], "token": "kept from yesterday"}'])
+    midnight = datetime.datetime.fromisoformat(f"{served.today}T00:00:00+00:00")
+    page.clock.set_fixed_time(midnight + datetime.timedelta(minutes=30))
+    open_puzzle(page, WIN_VARIANT)
+    link = page.locator(f'#days a[href$="/{yesterday}"]')
+    expect(link).to_contain_text(f"can still be submitted until {puzzle['solution_opens_at']}")
+    page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
+    open_puzzle(page, WIN_VARIANT)
+    expect(page.locator(f'#days a[href$="/{yesterday}"]')).to_have_text(f"← {yesterday}")
 
 
 def test_an_unknown_variant_is_a_404_page_that_says_why(browser: Browser,
@@ -562,6 +620,7 @@ def test_fields_and_routes_still_to_come_are_used_when_present(page: Page, serve
         return
     page.route(f"**/v1/puzzles/{yesterday}/{WIN_VARIANT}/solution",
                lambda route: route.fulfill(json={"moves": ["1-2", "3-4"]}))
+    page.clock.set_fixed_time(noon(served))  # yesterday's solution opens at 01:00
     open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
     page.click('[data-action="solution"]')
     expect(page.locator(".solution-line li")).to_have_count(2)

@@ -95,6 +95,10 @@ class PlayPage {
     this.game = new Game(this.puzzle, this.variant);
     await this.game.init();
     this.stored = saved.load(this.puzzle.id) || { moves: [] };
+    // A game started on its day (its start token kept) may still be submitted after
+    // midnight: the server takes it, with the token, until the solution opens.
+    this.submittable = this.live || (Boolean(this.stored.token) && Date.now()
+      < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
     this.drawHeading();
     this.board = new BoardView($("board"), this.variant, (slot) => this.enqueue(() =>
       this.activate(slot)));
@@ -113,6 +117,22 @@ class PlayPage {
     setInterval(() => this.tick(), 1000);
     this.loadLeaderboard();
     this.drawSolution();
+  }
+
+  /** A game started yesterday and not submitted may still be, in the first hour of today:
+   * the link to yesterday's page says so while the server takes it. */
+  async pointToLateGame(previous, link) {
+    let puzzle;
+    try {
+      puzzle = await getJSON(`/v1/puzzles/${previous}/${enc(this.puzzle.variant)}`);
+    } catch {
+      return; // the link stays as it was
+    }
+    if (Date.now() < Date.parse(puzzle.solution_opens_at)) {
+      link.textContent = `← ${previous}: your game there can still be submitted until `
+        + `${puzzle.solution_opens_at}`;
+      link.classList.add("late-game");
+    }
   }
 
   drawHeading() {
@@ -142,7 +162,10 @@ class PlayPage {
     if (puzzle.pysolfc?.how) $("pysolfc").textContent = puzzle.pysolfc.how;
     const days = $("days");
     const previous = shiftDate(puzzle.date, -1);
-    days.append(element("a", { href: `/play/${enc(this.slug)}/${previous}` }, `← ${previous}`));
+    const back = element("a", { href: `/play/${enc(this.slug)}/${previous}` }, `← ${previous}`);
+    days.append(back);
+    const left = saved.load(`${previous}-${puzzle.variant}`);
+    if (this.live && left?.token && !left.submittedAs) this.pointToLateGame(previous, back);
     if (!this.live) {
       days.append(element("a", { href: `/play/${enc(this.slug)}` }, "Today →"));
     }
@@ -443,7 +466,8 @@ class PlayPage {
     action("redeal").classList.toggle("hinted", this.hintRedeal === true);
     action("hint").disabled = position.won || !this.caps.has("POST /v1/hint");
     const over = this.game.over;
-    action("finish").hidden = over || !this.live || effectiveActions(this.game.moves).length === 0;
+    action("finish").hidden = over || !this.submittable
+      || effectiveActions(this.game.moves).length === 0;
     if (over) this.showEnd(false);
     else if (!this.endedByPlayer) this.hideEnd();
     this.tick();
@@ -469,7 +493,7 @@ class PlayPage {
     $("summary").hidden = false;
     $("summary-title").textContent = won ? "You won!" : this.game.over ? "Game over"
       : "Your game so far";
-    $("submit-panel").hidden = !this.live;
+    $("submit-panel").hidden = !this.submittable;
     $("share-panel").hidden = false;
     $("share-text").value = this.shareText();
     const key = this.game.moves.join(" ");
@@ -633,11 +657,13 @@ class PlayPage {
     const route = "GET /v1/puzzles/{date}/{slug}/solution";
     const panel = $("solution-panel");
     const holder = $("solution");
-    if (this.live) {
+    if (this.live || Date.now() < Date.parse(this.puzzle.solution_opens_at)) {
       if (!this.caps.has(route)) return;
       panel.hidden = false;
       holder.replaceChildren(element("p", { class: "muted" },
-        `The solution opens when the day is over (${this.puzzle.ends_at || "midnight UTC"}).`));
+        `The solution opens ${this.puzzle.solution_opens_at
+          ? `at ${this.puzzle.solution_opens_at}, an hour after the day is over`
+          : `when the day is over (${this.puzzle.ends_at || "midnight UTC"})`}.`));
       return;
     }
     panel.hidden = false;
