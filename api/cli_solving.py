@@ -46,7 +46,7 @@ from gapgrid.api.cli_support import (
     parse_option_pairs,
 )
 from gapgrid.api.machine_memory import MIN_MEMORY_MIB, check_memory
-from gapgrid.api.reading import open_to_read
+from gapgrid.api.reading import read_at_most
 from gapgrid.api.services import solving
 from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.study_stop import stop_signals
@@ -154,10 +154,9 @@ def _is_standard_input(path: Path) -> bool:
 
 
 def _read_layout_file(path: Path) -> object:
-    """The rows in a layout file, read with a size limit."""
+    """The rows in a layout file, read with a size limit and a time limit."""
     try:
-        with open_to_read(path) as handle:
-            data = handle.read(solving.LAYOUT_MAX_BYTES + 1)  # enough to tell it is too large
+        data = read_at_most(path, solving.LAYOUT_MAX_BYTES + 1)  # one more: too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                  param_hint="--layout") from None

@@ -30,7 +30,7 @@ from gapgrid.api.config import (
     unusable_database,
 )
 from gapgrid.api.pysolfc.savefile import MAX_FILE_BYTES
-from gapgrid.api.reading import open_to_read
+from gapgrid.api.reading import read_at_most
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
@@ -494,8 +494,7 @@ def read_saved_game(ctx: click.Context, path: Path, argument: str = "FILE"
     """Read a PySolFC saved game and find its game; if not, a usage error naming the file and
     the ``argument`` it was given as."""
     try:
-        with open_to_read(path) as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)  # enough to tell it is too large
+        data = read_at_most(path, MAX_FILE_BYTES + 1)  # one more: too large
     except OSError as error:
         raise click.BadParameter(f"cannot read {path}: {error.strerror or error}",
                                  param_hint=argument) from None

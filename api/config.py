@@ -44,7 +44,7 @@ from typing import Final
 
 import attrs
 
-from gapgrid.api.reading import open_to_read
+from gapgrid.api.reading import read_at_most
 
 DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
 """The secret gapgrid 0.1.0 used when none was set. It is public, so it is refused."""
@@ -273,8 +273,7 @@ def _check_folder(folder: Path, variable: str) -> None:
 
 
 def _read_secret(path: Path) -> str:
-    with open_to_read(path) as handle:
-        data = handle.read(MAX_SECRET_BYTES + 1)
+    data = read_at_most(path, MAX_SECRET_BYTES + 1)
     text = data.decode("utf-8", errors="replace").strip()
     if not text or len(data) > MAX_SECRET_BYTES:
         raise ConfigError(f"{path} does not hold a secret (it is empty or over "

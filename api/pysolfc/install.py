@@ -24,7 +24,7 @@ import attrs
 
 from gapgrid import plugins
 from gapgrid.api.pysolfc import rules_pages
-from gapgrid.api.reading import open_to_read
+from gapgrid.api.reading import read_at_most
 from gapgrid.core.catalogue import Catalogue
 
 PLUGIN_FILE_NAME: Final = "gapgrid_pysolfc.py"
@@ -207,8 +207,8 @@ def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
     written_by = None
     text = ""
     if target.exists() and _is_ours(target):
-        with open_to_read(target) as handle:  # ours: a page of text, read to a bound
-            text = handle.read(MAX_PLUGIN_FILE_BYTES).decode("utf-8", "replace")
+        # ours: a page of text, read to a bound
+        text = read_at_most(target, MAX_PLUGIN_FILE_BYTES).decode("utf-8", "replace")
         for line in text.splitlines():
             if line.startswith("GAPGRID_VERSION = "):
                 written_by = line.split("=", 1)[1].strip().strip("'\"")
@@ -227,10 +227,10 @@ def _first_line(path: Path) -> str:
     """The first line of ``path`` (at most the marker's length and a little), or "" when it
     cannot be read: never a hang on a FIFO, never a whole file read for one line."""
     try:
-        with open_to_read(path) as handle:
-            return handle.readline(len(MARKER) + 64).decode("utf-8", "replace").strip()
+        head = read_at_most(path, len(MARKER) + 64)
     except OSError:
         return ""
+    return head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
 
 
 def _is_ours(path: Path) -> bool:

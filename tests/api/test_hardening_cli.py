@@ -22,6 +22,7 @@ from flask.testing import FlaskClient
 from gapgrid.api import cli_puzzles
 from gapgrid.api.cli import main
 from gapgrid.api.config import Settings
+from gapgrid.api.reading import READ_SECONDS
 from gapgrid.core.catalogue import Catalogue, PluginProblem
 
 GAPGRID = Path(sys.executable).with_name("gapgrid")
@@ -652,3 +653,21 @@ def test_a_fifo_nobody_writes_to_never_hangs_a_command(tmp_path: Path, args: tup
     assert words in done.stdout + done.stderr, (done.returncode, done.stdout, done.stderr)
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
 
+
+def test_a_layout_pipe_whose_writer_never_closes_it_ends_in_one_line(tmp_path: Path) -> None:
+    """`solve --layout FIFO` whose writer keeps the FIFO open, having sent half a layout,
+    ends once the read's time is up, in one line naming the option (exit 2); it used to wait
+    for ever."""
+    fifo = tmp_path / "layout.json"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR)  # a writer that stays, as a stuck program's would
+    try:
+        os.write(writer, b'{"rows": ')
+        done = subprocess.run([str(GAPGRID), "solve", "montana", "-o", "redeals=0", "--layout",
+                               str(fifo)], capture_output=True, text=True,
+                              timeout=READ_SECONDS + 60, check=False)
+    finally:
+        os.close(writer)
+    assert done.returncode == 2 and not done.stdout, (done.stdout, done.stderr)
+    assert f"did not end within {READ_SECONDS:g} s" in done.stderr and "--layout" in done.stderr
+    assert "Traceback" not in done.stderr
