@@ -105,16 +105,30 @@ def stop_signals(interruptible: bool = False) -> Iterator[Stop]:
     try:
         yield stop
     finally:
-        for number, handler in previous.items():
-            if stop.received:
-                # Told to stop, this process is about to exit: a further signal must not
-                # kill it first (Python's shutdown puts back the default of every signal
-                # it handles, but not of one it ignores), so that it exits with 128 plus
-                # the first signal's number.
-                signal.signal(number, signal.SIG_IGN)
-            else:
+        if stop.received:
+            _stay_deaf(list(previous))
+        else:
+            for number, handler in previous.items():
                 # None: a handler not installed from Python; the default is the nearest to it
                 signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+
+def _stay_deaf(handled: list[signal.Signals]) -> None:
+    """Told to stop, this process is about to exit: a further signal among ``handled`` must
+    not kill it first (Python's shutdown puts back the default of every signal it handles),
+    so that it exits with 128 plus the first signal's number.
+
+    The signals are blocked, their handler (:meth:`Stop.receive`, which only notes them now)
+    left in place: one that came just before is noted, later ones wait unseen until the
+    process is gone. Setting them to SIG_IGN instead left a window: a signal caught while
+    its handler was being changed made Python print "Signal 2 ignored due to race
+    condition", a traceback on standard error, at its next signal call.
+    """
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, handled)
+    else:  # no signal masks (Windows): ignored, with that window
+        for number in handled:
+            signal.signal(number, signal.SIG_IGN)
 
 
 def ignore_stop_signals(command: int | None = None) -> None:
