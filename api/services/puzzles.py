@@ -761,10 +761,10 @@ class PuzzleService:
                token: str | None = None, player_token: str | None = None) -> Submitted:
         """Verify ``moves`` on today's puzzle (or yesterday's, for a game started on it and
         submitted with its ``token`` within :data:`LATE_SUBMISSIONS`), score them with every
-        scheme, and store them
-        once per player (names compared by :func:`gapgrid.api.names.player_key`): the first
-        verified submission is the one that counts, unless it made no progress (an empty
-        one), which the first with progress replaces.
+        scheme, and store them once per player (names compared by
+        :func:`gapgrid.api.names.player_key`): the first verified submission is the one that
+        counts, unless it made no progress (an empty one), which the first with progress
+        replaces.
 
         Under a name a player owns, ``player_token`` must be theirs; the first stored
         submission under a new name registers it, and its answer carries the player's

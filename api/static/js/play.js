@@ -131,7 +131,6 @@ class PlayPage {
     if (Date.now() < Date.parse(puzzle.solution_opens_at)) {
       link.textContent = `← ${previous}: your game there can still be submitted until `
         + `${puzzle.solution_opens_at}`;
-      link.classList.add("late-game");
     }
   }
 
@@ -662,7 +661,8 @@ class PlayPage {
       panel.hidden = false;
       holder.replaceChildren(element("p", { class: "muted" },
         `The solution opens ${this.puzzle.solution_opens_at
-          ? `at ${this.puzzle.solution_opens_at}, an hour after the day is over`
+          ? `at ${this.puzzle.solution_opens_at}, when games started on `
+            + `${this.puzzle.date} can no longer be submitted`
           : `when the day is over (${this.puzzle.ends_at || "midnight UTC"})`}.`));
       return;
     }
