@@ -41,9 +41,9 @@ def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_they_win_exactly_the_small_deals_that_can_be_won_and_prove_the_others_lost(
         monkeypatch: pytest.MonkeyPatch, search: SearchMode) -> None:
     """On 120 small deals (4 rows of 4) run to their end, the entry probes, in slot order
-    first, shuffled from the start or with the Freezes first, win exactly the deals a
-    plain search wins, each line replayed, and prove the others lost, looking into entries on
-    the way; the answers name the search."""
+    first, shuffled from the start, with the Freezes first or with the lowest slots first,
+    win exactly the deals a plain search wins, each line replayed, and prove the others lost,
+    looking into entries on the way; the answers name the search."""
     looks = _looks_counted(monkeypatch)
     rules = small_rules()
     verdicts = set()
