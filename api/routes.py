@@ -436,7 +436,8 @@ def build_routes(settings: Settings) -> Routes:
          403: ("The player token sent is not the named player's.", "Problem"),
          404: ("No such puzzle.", "Problem"),
          409: ("The player already submitted other moves, or the puzzle is closed (its day "
-               "is over, and its late submissions too, or no start token of it was sent).",
+               "is over, and its late submissions too, or no start token of it was sent), "
+               "or, after its day, another player submitted with the start token first.",
                "Problem"),
          422: ("The request is not well formed.", "Problem"), 503: TODAY_BEING_PREPARED},
         request_schema="SubmissionRequest", player_token=True)

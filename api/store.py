@@ -64,15 +64,20 @@ from gapgrid.api.db.sortkeys import encode_sort_key
 
 __all__ = ["SCHEMA_VERSION", "Certificate", "NameTaken", "NewSubmission", "Player",
            "PlayerClaim", "RankedSubmission", "RankingKey", "Store", "StoreError",
-           "Submission", "UnrankedSubmission", "encode_sort_key"]
+           "Submission", "TokenTaken", "UnrankedSubmission", "encode_sort_key"]
 
-SCHEMA_VERSION: Final = 6
-"""SQLite's ``user_version`` for the newest revision (``0004``): what gapgrid before
+SCHEMA_VERSION: Final = 7
+"""SQLite's ``user_version`` for the newest revision (``0005``): what gapgrid before
 Alembic reads to refuse a newer database (see :func:`gapgrid.api.db.engine.user_version`)."""
 
 
 class NameTaken(Exception):
     """Raised when a name to be claimed has been claimed by another request first."""
+
+
+class TokenTaken(Exception):
+    """Raised when a late submission's start token came with another player's submission
+    first (:attr:`NewSubmission.late`)."""
 
 
 @attrs.frozen
@@ -159,6 +164,14 @@ class NewSubmission:
     winning_line: tuple[str, ...] | None = None
     """For a won game, the actions in effect (undone ones left out): a winning line, which
     lowers the puzzle's par when it is shorter than the shortest known."""
+
+    token_digest: str | None = None
+    """The SHA-256 digest of the start token the game was submitted with, if any: the
+    first player to submit with a token is kept as its player."""
+
+    late: bool = False
+    """Submitted after its puzzle's day, which only its start token allows: taken only from
+    the token's player (the first to submit with it; this one when nobody did)."""
 
 
 @attrs.frozen
@@ -320,6 +333,8 @@ class Store:
         it happens, or none (:class:`NameTaken`); a name registered without a token keeps
         the spelling it was registered in, in the stored submission too."""
         with db.write(self.engine) as connection:
+            if new.token_digest is not None:
+                _keep_token_player(connection, new)
             if claim is not None:
                 registered_as = _claim(connection, claim)
                 if registered_as != new.player:  # claimed under the spelling it was stored in
@@ -454,6 +469,19 @@ def _claim(connection: Connection, claim: PlayerClaim) -> str:
     if claimed is None:
         raise NameTaken(claim.name)
     return str(claimed[1])
+
+
+def _keep_token_player(connection: Connection, new: NewSubmission) -> None:
+    """Keep ``new``'s player as its start token's, unless the token has one; for a late
+    submission, raise :class:`TokenTaken` (the transaction is rolled back) when that is
+    another player. The key's uniqueness decides between concurrent submissions: the
+    second waits for the first to commit, then finds its row."""
+    token = {"puzzle_id": new.puzzle_id, "token_digest": new.token_digest}
+    connection.execute(q.upsert(connection).start_token, {
+        **token, "player_key": new.player_key, "created_at": new.created_at})
+    if new.late and connection.execute(q.START_TOKEN_PLAYER, token).scalar_one() != (
+            new.player_key):
+        raise TokenTaken(new.token_digest)
 
 
 def _puzzle_deal(connection: Connection, puzzle_id: str) -> str | None:

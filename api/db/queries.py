@@ -42,6 +42,7 @@ from gapgrid.api.db.schema import (
     puzzles,
     ranking_buckets,
     ranking_keys,
+    start_tokens,
     submissions,
 )
 from gapgrid.api.db.sortkeys import BUCKET_CHARACTERS, encode_sort_key
@@ -79,6 +80,10 @@ STORED_SUBMISSION: Final = select(
     submissions.c.player, submissions.c.moves_digest, submissions.c.body).where(
     submissions.c.puzzle_id == bindparam("puzzle_id"),
     submissions.c.player_key == bindparam("player_key"))
+
+START_TOKEN_PLAYER: Final = select(start_tokens.c.player_key).where(
+    start_tokens.c.puzzle_id == bindparam("puzzle_id"),
+    start_tokens.c.token_digest == bindparam("token_digest"))
 
 SUBMISSION_TO_REPLACE: Final = select(submissions.c.id).where(
     submissions.c.puzzle_id == bindparam("puzzle_id"),
@@ -225,6 +230,9 @@ class Upserts:
     """A certificate, or an improvement on the stored one (certified where it was not, or
     a shorter line)."""
 
+    start_token: Any
+    """The player a start token came with first, unless one is kept already (first wins)."""
+
 
 @functools.cache
 def upserts(dialect: str) -> Upserts:
@@ -242,6 +250,7 @@ def upserts(dialect: str) -> Upserts:
     return Upserts(
         puzzle=insert(puzzles).on_conflict_do_nothing(),
         submission=insert(submissions).on_conflict_do_nothing().returning(submissions.c.id),
+        start_token=insert(start_tokens).on_conflict_do_nothing(),
         key=insert(ranking_keys).on_conflict_do_nothing().returning(ranking_keys.c.scheme),
         players=players_tally.on_conflict_do_update(
             index_elements=[puzzle_players.c.puzzle_id, puzzle_players.c.shard],

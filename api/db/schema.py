@@ -126,6 +126,17 @@ hints: Final = Table(
 )
 """Hints asked with a start token, by the token's digest."""
 
+start_tokens: Final = Table(
+    "start_tokens", metadata,
+    Column("puzzle_id", String, ForeignKey("puzzles.id"), primary_key=True),
+    Column("token_digest", String, primary_key=True),
+    Column("player_key", String, nullable=False),
+    Column("created_at", String, nullable=False),
+)
+"""The player whose submission a start token (by its digest) came with first. A token
+only times a game during its puzzle's day; after midnight it is what lets a game started
+then be submitted late, and it does so for this player only (the key makes it one)."""
+
 players: Final = Table(
     "players", metadata,
     Column("player_key", String, primary_key=True),

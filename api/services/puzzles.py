@@ -62,6 +62,7 @@ from gapgrid.api.store import (
     RankingKey,
     Store,
     Submission,
+    TokenTaken,
     UnrankedSubmission,
 )
 from gapgrid.core.board import Board
@@ -768,10 +769,13 @@ class PuzzleService:
 
         Under a name a player owns, ``player_token`` must be theirs; the first stored
         submission under a new name registers it, and its answer carries the player's
-        ``player_token``, that once.
+        ``player_token``, that once. A start token stays with the first player who submits
+        with it: a late submission with a token another player submitted with first is
+        refused (during the day a token only times the game, and may be shared).
         """
         puzzle = self._live_puzzle(day, variant, token)
         now = self.clock()
+        late = puzzle["date"] != now.date().isoformat()
         name = player
         # Without a token, the name is claimed when the submission is stored (one read fewer
         # a submission: issue 13's load); a name some player owns is refused then, so such a
@@ -815,12 +819,19 @@ class PuzzleService:
             puzzle_id=puzzle["id"], player=player, player_key=identity.key,
             moves_digest=digest, keys=keys,
             body=document, created_at=document["submitted_at"],
-            winning_line=None if line is None else tuple(str(action) for action in line))
+            winning_line=None if line is None else tuple(str(action) for action in line),
+            token_digest=None if token is None else token_digest(token), late=late)
         try:
             stored, created = self.store.submit(new, identity.claim)
         except NameTaken:  # a player owns the name (registered before, or meanwhile)
             self._identify(name, player_token, now)  # refuses, naming the owner as stored
             raise players.unauthenticated(player) from None
+        except TokenTaken:
+            raise ServiceError(f"another player has submitted with this start token; "
+                               f"once {puzzle['date']} is over, a late submission is taken "
+                               f"from the first player who submitted with its start token "
+                               f"only", fault=Fault.CONFLICT, field=("token",),
+                               title="Start token taken") from None
         if not created and stored.moves_digest != digest:
             if identity.claim is not None and player_token is None:
                 # a name an upgrade registered without a token, claimed just now: the

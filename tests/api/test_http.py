@@ -408,6 +408,38 @@ def test_a_game_started_before_midnight_is_taken_for_an_hour_after_it(
     assert "immutable" in client.get(url).headers["Cache-Control"]
 
 
+def test_a_late_submission_is_taken_from_its_start_token_s_first_player_only(
+        client: FlaskClient, clock: Clock) -> None:
+    """A start token not made under a name can be shared during the day, but after midnight
+    it takes the submission of the player who submitted with it first, and nobody else's:
+    a token passed on at 23:59 lets no one else play yesterday's puzzle late."""
+    url = f"/v1/puzzles/{TODAY}/montana"
+    moves = _winning_moves(client)
+    clock.advance(11 * 3600 + 50 * 60)  # 23:50
+    token = client.post(f"{url}/start").get_json()["token"]
+    fresh = client.post(f"{url}/start").get_json()["token"]
+    first = client.post(f"{url}/submissions", json={"player": "Ann", "moves": moves,
+                                                    "token": token})
+    assert first.status_code == 201
+    clock.advance(20 * 60)  # 00:10 the next day
+    found = problem(client.post(f"{url}/submissions", json={"player": "Bo", "moves": moves,
+                                                            "token": token}), 409)
+    assert found["title"] == "Start token taken"
+    assert "another player has submitted with this start token" in found["detail"]
+    again = problem(client.post(f"{url}/submissions", json={
+        "player": "Ann", "moves": moves[:1], "token": token},
+        headers={"Authorization": f"Bearer {first.get_json()['player_token']}"}), 409)
+    assert again["title"] == "Already submitted"  # her token: the usual answer
+    assert client.post(f"{url}/submissions", json={"player": "Cy", "moves": moves[:2],
+                                                   "token": fresh}).status_code == 201
+    problem(client.post(f"{url}/submissions", json={"player": "Di", "moves": moves[:2],
+                                                    "token": fresh}), 409)
+    board = client.get(f"{url}/leaderboard").get_json()
+    assert sorted(entry["player"] for entry in board["entries"]) == ["Ann", "Cy"]
+    # Bo's and Di's names were not registered by the refused submissions
+    assert client.post("/v1/players", json={"player": "Bo"}).status_code == 201
+
+
 def test_leaderboard_ranks_by_par_and_pages(client: FlaskClient) -> None:
     """Fewer moves rank first; ties share a rank; pages link to the next."""
     moves = _winning_moves(client)

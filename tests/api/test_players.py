@@ -214,8 +214,9 @@ def test_an_older_database_keeps_every_submission_and_names_are_claimed(tmp_path
                                    created_at=f"2026-11-30T00:0{index}:00Z"))
     store.close()
     with sqlite3.connect(path) as connection:
-        # back to version 3, before Alembic: no players, no tallies, no revision
-        for table in ("players", "puzzle_players", "ranking_buckets", "alembic_version"):
+        # back to version 3, before Alembic: no players, no tallies, no tokens, no revision
+        for table in ("players", "puzzle_players", "ranking_buckets", "start_tokens",
+                      "alembic_version"):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("PRAGMA user_version = 3")
         before = connection.execute("SELECT id, puzzle_id, player, body FROM submissions "

@@ -1,7 +1,8 @@
 """The store's rules, each on SQLite and on a real PostgreSQL (the ``store`` fixture runs
 every test on both): one submission per player however many arrive at once, ranks and
 pages as SQL's ``RANK()`` gives them, the tallies that replace walking a puzzle, leases
-that exactly one owner takes, names that exactly one player claims."""
+that exactly one owner takes, names that exactly one player claims, late start tokens that
+exactly one player uses."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from gapgrid.api.store import (
     PlayerClaim,
     RankingKey,
     Store,
+    TokenTaken,
     UnrankedSubmission,
 )
 
@@ -183,3 +185,23 @@ def test_exactly_one_player_claims_a_name(puzzle_store: Store) -> None:
         puzzle_store.submit(submission("Ann", {"par": (0, 1)}),
                             PlayerClaim("ann", "Ann", "another", "t"))
     assert puzzle_store.count(PUZZLE) == 0 and puzzle_store.rank(PUZZLE, "ann", "par") == (0, 0)
+
+
+def test_a_late_start_token_is_its_first_player_s_only(puzzle_store: Store) -> None:
+    """A start token stays with the first player who submitted with it: during the day
+    others may submit with it too, but a late submission with it is refused (nothing of it
+    stored, its name claim neither) unless it is that player's; of five late submissions
+    with a fresh token at once, one player's is taken."""
+    puzzle_store.submit(submission("Ann", {"par": (0, 1)}, token_digest="t1"))
+    puzzle_store.submit(submission("Bo", {"par": (0, 2)}, token_digest="t1"))  # in the day
+    with pytest.raises(TokenTaken):
+        puzzle_store.submit(submission("Cy", {"par": (0, 3)}, token_digest="t1", late=True),
+                            PlayerClaim("cy", "Cy", "digest", "t"))
+    assert puzzle_store.player("cy") is None and puzzle_store.count(PUZZLE) == 2
+    stored, created = puzzle_store.submit(
+        submission("Ann", {"par": (0, 1)}, digest="e", token_digest="t1", late=True))
+    assert (stored.body["player"], created) == ("Ann", False)  # hers: the usual answer
+    results = at_once(5, lambda index: puzzle_store.submit(submission(
+        f"P{index}", {"par": (0, index)}, token_digest="t2", late=True)))
+    taken = [result for result in results if not isinstance(result, TokenTaken)]
+    assert len(taken) == 1 and taken[0][1] is True and puzzle_store.count(PUZZLE) == 3
