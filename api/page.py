@@ -5,7 +5,8 @@
 * ``/``: today's puzzles, one per variant and preset;
 * ``/play/<slug>`` and ``/play/<slug>/<date>``: today's or a past day's puzzle, played in
   the browser;
-* ``/assets/...``: the page's files from ``api/static/`` (shipped inside the wheel).
+* ``/assets/...``: the page's files from ``api/static/`` (shipped inside the wheel);
+* ``/robots.txt``: crawlers kept to today's pages (:data:`ROBOTS`).
 
 The page is a client of the public API and nothing else: it asks the same
 endpoints any app would, so it cannot know more than they say. Every page
@@ -41,6 +42,19 @@ CONTENT_SECURITY_POLICY: Final = "; ".join((
 ))
 """Only this origin, for every kind of request the page can make."""
 
+ROBOTS: Final = """\
+# gapgrid: today's puzzles may be crawled; past days' pages and the API may not.
+# A past day's puzzle is made and certified by a search the first time it is asked
+# for, and a crawler walking back day by day would keep this server's one search
+# busy, so that players' hints wait.
+User-agent: *
+Disallow: /v1/
+Disallow: /play/*/
+"""
+"""What ``/robots.txt`` asks of crawlers (RFC 9309; ``*`` matches any characters, so
+``/play/*/`` is every dated page and ``/play/montana`` stays open)."""
+
+
 def register_page(app: Flask) -> None:
     """Serve the player's page from ``app``.
 
@@ -51,6 +65,7 @@ def register_page(app: Flask) -> None:
     page.add_url_rule("/", view_func=home, methods=["GET"])
     page.add_url_rule("/play/<slug>", view_func=play, methods=["GET"])
     page.add_url_rule("/play/<slug>/<date>", view_func=play, methods=["GET"])
+    page.add_url_rule("/robots.txt", view_func=robots, methods=["GET"])
     app.register_blueprint(page)
 
 
@@ -92,3 +107,8 @@ def play(slug: str, date: str | None = None) -> Response:
     except (UnknownVariantError, ServiceError):
         response.status_code = 404
     return response
+
+
+def robots() -> Response:
+    """The crawling rules, :data:`ROBOTS`."""
+    return Response(ROBOTS, mimetype="text/plain", headers={"Cache-Control": "max-age=86400"})

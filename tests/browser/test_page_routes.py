@@ -45,6 +45,34 @@ def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: s
     assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def _crawlable(rules: str, path: str) -> bool:
+    """Whether ``path`` may be crawled under ``rules`` as RFC 9309 reads them for every
+    crawler: the longest matching rule decides, ``*`` matching any characters."""
+    matched = ("allow", "")
+    for line in rules.splitlines():
+        kind, _, pattern = line.partition(":")
+        kind, pattern = kind.strip().lower(), pattern.strip()
+        if kind in ("allow", "disallow") and pattern:
+            regex = ".*".join(re.escape(part) for part in pattern.split("*"))
+            if re.match(regex, path) and len(pattern) > len(matched[1]):
+                matched = (kind, pattern)
+    return matched[0] == "allow"
+
+
+def test_crawlers_are_kept_to_today_s_pages(client: FlaskClient) -> None:
+    """robots.txt lets crawlers see today's pages but neither the API nor a past day's page
+    (each would make and certify that day's puzzle, keeping the one search from hints); the
+    page marks its link to the day before nofollow (tests/browser/test_play.py)."""
+    response = client.get("/robots.txt")
+    assert response.status_code == 200 and response.mimetype == "text/plain"
+    rules = response.get_data(as_text=True)
+    assert "User-agent: *" in rules
+    assert [path for path in ("/", "/play/montana", "/play/blue-moon", "/assets/js/play.js")
+            if not _crawlable(rules, path)] == []
+    assert [path for path in ("/play/montana/2026-11-29", "/v1/puzzles/2026-11-29/montana",
+                              "/v1/daily/montana", "/v1/hint") if _crawlable(rules, path)] == []
+
+
 def test_assets_are_served_with_their_types(client: FlaskClient) -> None:
     """Scripts are JavaScript modules and the stylesheet is CSS, from /assets/."""
     script = client.get("/assets/js/play.js")

@@ -527,6 +527,8 @@ def test_todays_page_points_to_yesterdays_game_while_it_can_be_submitted(
     page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
     open_puzzle(page, WIN_VARIANT)
     expect(page.locator(f'#days a[href$="/{yesterday}"]')).to_have_text(f"← {yesterday}")
+    # not followed by crawlers: each past day's puzzle is made by a search on first request
+    expect(page.locator(f'#days a[href$="/{yesterday}"]')).to_have_attribute("rel", "nofollow")
 
 
 def test_an_unknown_variant_is_a_404_page_that_says_why(browser: Browser,

@@ -161,7 +161,9 @@ class PlayPage {
     if (puzzle.pysolfc?.how) $("pysolfc").textContent = puzzle.pysolfc.how;
     const days = $("days");
     const previous = shiftDate(puzzle.date, -1);
-    const back = element("a", { href: `/play/${enc(this.slug)}/${previous}` }, `← ${previous}`);
+    // nofollow: a crawler walking back day by day would make every past day's puzzle
+    const back = element("a", { href: `/play/${enc(this.slug)}/${previous}`, rel: "nofollow" },
+      `← ${previous}`);
     days.append(back);
     const left = saved.load(`${previous}-${puzzle.variant}`);
     if (this.live && left?.token && !left.submittedAs) this.pointToLateGame(previous, back);
