@@ -142,15 +142,19 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return body
 
 
-def cached(served: Served) -> Response:
+def cached(served: Served, *, daily: bool = False) -> Response:
     """A puzzle with an ETag; today's expires at the next UTC midnight, yesterday's when its
-    late submissions end (one may still lower its par), past days never."""
+    late submissions end (one may still lower its par), past days never. ``daily``: served
+    at ``/v1/daily``, whose puzzle changes at midnight, so one whose day ended while it was
+    made is not to be kept at all."""
     document = served.document
     etag = hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()[:32]
     now = state().puzzles.clock()
     expires = day_bounds(served.date)[1] if served.date == now.date() else solution_opens(
         served.date)
-    if now < expires:
+    if daily and served.date != now.date():
+        cache_control = "no-cache"
+    elif now < expires:
         cache_control = f"public, max-age={max(int((expires - now).total_seconds()), 0)}"
     else:
         cache_control = IMMUTABLE
@@ -195,7 +199,7 @@ def get_deal(slug: str, number: str) -> Response:
 
 def get_daily(slug: str) -> Response:
     """Today's puzzle, cached until the next UTC midnight."""
-    return cached(state().puzzles.puzzle(None, slug))
+    return cached(state().puzzles.puzzle(None, slug), daily=True)
 
 
 def get_puzzle(date: str, slug: str) -> Response:

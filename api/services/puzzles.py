@@ -723,6 +723,8 @@ class PuzzleService:
             self.store, player, player_token, max_length=self.settings.max_player_length,
             now="", register=False)
         now = self.clock()
+        if now.date().isoformat() != puzzle["date"]:  # midnight passed since it was checked
+            self._refuse_closed(datetime.date.fromisoformat(puzzle["date"]), puzzle["id"], None)
         # the random part keeps two games started in the same millisecond apart (hints are
         # recorded by token)
         payload = {"p": puzzle["id"], "t": int(now.timestamp() * 1000),
@@ -748,10 +750,12 @@ class PuzzleService:
                 payload.get("t"), int):
             raise invalid("the start token is for another puzzle", "token")
         # A signed time must still be sane (a bool is an int; 10**400 ms overflows a float):
-        # from the puzzle's day start (its id begins with the date) to now.
-        day_start = day_bounds(datetime.date.fromisoformat(puzzle[:10]))[0].timestamp() * 1000
+        # within the puzzle's day (its id begins with the date), and not after now.
+        day_start, day_end = (moment.timestamp() * 1000 for moment in
+                              day_bounds(datetime.date.fromisoformat(puzzle[:10])))
         if type(payload["t"]) is not int or not (
-                day_start <= payload["t"] <= self.clock().timestamp() * 1000):
+                day_start <= payload["t"] < day_end
+                and payload["t"] <= self.clock().timestamp() * 1000):
             raise invalid("the start token's time is not within the puzzle's day", "token")
         if "u" in payload and payload["u"] != player_key:
             raise invalid("the start token was started under another player's name", "token")

@@ -20,6 +20,7 @@ from flask import Flask
 from gapgrid import plugins
 from gapgrid.api.services import certify
 from gapgrid.api.services.certify import CertifyBudget, candidate_deal
+from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService, make_puzzle, puzzle_id
 from gapgrid.api.store import Certificate, NewSubmission, Store
 from gapgrid.core.catalogue import Catalogue
@@ -326,6 +327,72 @@ def test_a_request_for_todays_puzzle_begun_a_microsecond_before_midnight_is_serv
         assert served.document["certified"] is True
     finally:
         service.store.close()
+
+
+class SteppingClock(Clock):
+    """A clock that moves ``step`` seconds each time it is read (from when a test sets it)."""
+
+    step = 0.0
+
+    def __call__(self) -> datetime.datetime:
+        now = self.now
+        self.advance(self.step)
+        return now
+
+
+MIDNIGHT = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
+
+
+def test_a_start_asked_as_midnight_passes_is_refused_or_started_on_its_day(
+        tmp_path: Path) -> None:
+    """A start of the 30th's puzzle asked 40 to 1 clock reads before midnight (each read a
+    millisecond): wherever midnight falls among the request's reads, the start is refused
+    as closed or its token was started on the 30th, never the 1st (which the late hour
+    would then take as a game of the 30th); a token signed for midnight itself is refused
+    at submission as not of the puzzle's day."""
+    clock = SteppingClock(datetime.datetime(2026, 11, 30, 12, tzinfo=datetime.UTC))
+    service = PuzzleService.open(conftest.test_settings(tmp_path, secret_key="step-secret"),
+                                 plugins.load_catalogue(disabled=()), clock=clock)
+    try:
+        pid = service.puzzle(None, VARIANT).document["id"]  # made at noon
+        clock.step = 1e-3
+        outcomes = set()
+        for reads in range(40, 0, -1):  # the farthest first: the puzzle stays remembered
+            clock.now = MIDNIGHT - datetime.timedelta(milliseconds=reads)
+            try:
+                started = service.start("2026-11-30", VARIANT)
+            except ServiceError as error:
+                assert error.fault is Fault.CONFLICT, error
+                outcomes.add("closed")
+            else:
+                assert started["started_at"].startswith("2026-11-30T23:59:59."), started
+                outcomes.add("started")
+        assert outcomes == {"closed", "started"}
+        clock.step, clock.now = 0.0, MIDNIGHT + datetime.timedelta(minutes=30)
+        token = service.tokens.dumps({"p": pid, "t": int(MIDNIGHT.timestamp() * 1000),
+                                      "n": "0"})
+        with pytest.raises(ServiceError, match="not within the puzzle's day"):
+            service.submit("2026-11-30", VARIANT, player="Ann", moves=[], token=token)
+    finally:
+        service.store.close()
+
+
+def test_daily_answered_after_midnight_is_not_kept_by_caches(tmp_path: Path) -> None:
+    """A /v1/daily request begun before midnight and answered after it (the puzzle was
+    being made) serves the day that began it, and tells caches not to keep it: the address
+    serves the new day's puzzle now. The dated address keeps it until its late hour ends."""
+    from gapgrid.api.app import create_app
+    stepping = SteppingClock(datetime.datetime(2026, 11, 30, 12, tzinfo=datetime.UTC))
+    client = create_app(conftest.test_settings(tmp_path, secret_key="daily-secret"),
+                        catalogue=plugins.load_catalogue(disabled=()), clock=stepping
+                        ).test_client()
+    assert client.get(f"/v1/daily/{VARIANT}").status_code == 200  # made at noon
+    stepping.now, stepping.step = MIDNIGHT - datetime.timedelta(microseconds=1), 1e-6
+    daily = client.get(f"/v1/daily/{VARIANT}")
+    assert daily.get_json()["date"] == TODAY and daily.headers["Cache-Control"] == "no-cache"
+    stepping.now = MIDNIGHT - datetime.timedelta(microseconds=1)
+    dated = client.get(f"/v1/puzzles/{TODAY}/{VARIANT}")
+    assert dated.headers["Cache-Control"] in ("public, max-age=3599", "public, max-age=3600")
 
 
 def test_a_certificate_the_process_has_made_is_served_while_the_search_is_held(
