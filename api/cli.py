@@ -85,6 +85,7 @@ from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
 from gapgrid.api.services.puzzles import parse_day
+from gapgrid.api.stand_ins import use_stand_ins
 from gapgrid.api.study import study
 from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
@@ -125,6 +126,7 @@ def run() -> None:
             print("gapgrid: standard output is closed: there is nowhere to answer",
                   file=sys.stderr)
         sys.exit(EXIT_USAGE)
+    use_stand_ins()  # a Latin-1 terminal gets 10D for 10♦, not a crash
     try:
         main()
     except SystemExit as exiting:

@@ -671,3 +671,19 @@ def test_a_layout_pipe_whose_writer_never_closes_it_ends_in_one_line(tmp_path: P
     assert done.returncode == 2 and not done.stdout, (done.stdout, done.stderr)
     assert f"did not end within {READ_SECONDS:g} s" in done.stderr and "--layout" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_a_terminal_without_suit_symbols_gets_the_card_codes_suit_letters(encoding: str
+                                                                          ) -> None:
+    """Standard output in an encoding without ♣♠♥♦ (a Latin-1 terminal, a Windows code page)
+    shows each card as its code's suit letter (JD for J♦) instead of failing at the first
+    card as an internal error (exit 3); UTF-8 keeps the symbols."""
+    def deal(encoding: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([str(GAPGRID), "deal", "montana", "1"], capture_output=True,
+                              env={**os.environ, "PYTHONIOENCODING": encoding}, timeout=60)
+    done = deal(encoding)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.decode(encoding).splitlines()
+    assert rows[2].split()[:4] == ["0", "JD", "2D", "9H"], rows
+    assert deal("utf-8").stdout.decode().splitlines()[2].split()[:3] == ["0", "J♦", "2♦"]
