@@ -19,7 +19,7 @@
 | ``GAPGRID_CONNECTION_LIMIT`` | ``1000`` | open connections one server process accepts |
 | ``GAPGRID_REQUEST_TIMEOUT`` | ``10`` | seconds from a request's first byte to its last |
 | ``GAPGRID_IDLE_TIMEOUT`` | ``30`` | seconds a connection may wait between requests |
-| ``GAPGRID_TRUSTED_PROXY`` | none | the proxy's address, whose ``X-Forwarded-*`` headers count |
+| ``GAPGRID_TRUSTED_PROXY`` | none | the proxy's IP address (or ``*``), whose forwarding counts |
 
 Without ``GAPGRID_SECRET_KEY``, the first start (``gapgrid serve``, or
 ``create_app()`` with no settings) generates a random secret and keeps it in
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping
@@ -158,7 +159,7 @@ class Settings:
             limit_storage=_printable(env, "GAPGRID_LIMIT_STORAGE", "memory://"),
             connection_limit=_positive(env, "GAPGRID_CONNECTION_LIMIT", 1000),
             request_timeout=request_timeout, idle_timeout=idle_timeout,
-            trusted_proxy=_printable(env, "GAPGRID_TRUSTED_PROXY", "") or None,
+            trusted_proxy=_proxy_address(env, "GAPGRID_TRUSTED_PROXY"),
         )
         # The secret last, so that a bad value elsewhere is reported first and no file
         # is written for a configuration that is refused anyway.
@@ -386,10 +387,30 @@ def _rate(env: Mapping[str, str], name: str, default: str) -> str | None:
     from limits import parse_many  # Flask-Limiter's parser: the strings it will be given
 
     try:
-        if not (text.isascii() and text.isprintable()) or len(text) > 200 or not parse_many(
-                text):
+        if not (text.isascii() and text.isprintable()) or len(text) > 200:
+            raise ValueError(text)
+        rates = parse_many(text)
+        if not rates:
             raise ValueError(text)
     except ValueError:
         raise ConfigError(f"{name} must be a rate such as '600 per minute' or "
                           f"'10/second;300/hour', or 'off', not {text[:80]!r}") from None
+    if any(rate.amount < 1 for rate in rates):
+        raise ConfigError(f"{name} allows no request at all ({text[:80]!r}); to turn the "
+                          f"limit off, set it to 'off'")
     return text
+
+
+def _proxy_address(env: Mapping[str, str], name: str) -> str | None:
+    """The reverse proxy's IP address (``127.0.0.1``, ``::1``), ``*`` for any, or none. The
+    server compares it with the address each request comes from, so a host name, which
+    never equals one, is refused rather than silently trusting nobody."""
+    text = (env.get(name) or "").strip()
+    if not text or text == "*":
+        return text or None
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise ConfigError(f"{name} must be the proxy's IP address (such as 127.0.0.1 or ::1) "
+                          f"or '*', not {text[:80]!r}: requests are told apart by the "
+                          f"address they come from, never by a host name") from None

@@ -80,10 +80,15 @@ def test_an_instance_path_through_a_file_is_refused_in_words(tmp_path: Path) -> 
     ("GAPGRID_CORS_ORIGINS", "app.example"), ("GAPGRID_CORS_ORIGINS", "https://a.example/path"),
     ("GAPGRID_CONNECTION_LIMIT", "0"), ("GAPGRID_MAX_HEADER", "16k"),
     ("GAPGRID_REQUEST_TIMEOUT", "99"), ("GAPGRID_TRUSTED_PROXY", "a\tb"),
+    ("GAPGRID_TRUSTED_PROXY", "localhost"), ("GAPGRID_TRUSTED_PROXY", "10.0.0.300"),
+    ("GAPGRID_LIMIT_READS", "0 per minute"), ("GAPGRID_LIMIT_CHECKS", "10/second;0/hour"),
 ])
 def test_bad_server_settings_are_refused_by_name(variable: str, value: str) -> None:
     """A server setting that cannot be used names its variable (the request timeout must not
-    exceed the idle timeout, 30 s by default)."""
+    exceed the idle timeout, 30 s by default). A proxy named by host name never equals the
+    address a request comes from, and a rate of 0 refuses every request: both were taken,
+    and the server then limited every client behind the proxy as one, or answered 429 to
+    everything."""
     with pytest.raises(ConfigError, match=variable):
         Settings.from_environment({variable: value, "GAPGRID_SECRET_KEY": "s"})
 
@@ -103,7 +108,7 @@ def test_server_settings_are_read() -> None:
         "GAPGRID_SECRET_KEY": "s", "GAPGRID_CORS_ORIGINS": "https://a.example, http://b:8080/",
         "GAPGRID_LIMIT_WRITES": "off", "GAPGRID_LIMIT_CHECKS": "10/second;300/hour",
         "GAPGRID_REQUEST_TIMEOUT": "5", "GAPGRID_IDLE_TIMEOUT": "60",
-        "GAPGRID_TRUSTED_PROXY": "10.0.0.1", "GAPGRID_CONNECTION_LIMIT": "300"})
+        "GAPGRID_TRUSTED_PROXY": " 10.0.0.1 ", "GAPGRID_CONNECTION_LIMIT": "300"})
     assert settings.cors_origins == ("https://a.example", "http://b:8080")
     assert (settings.limit_writes, settings.limit_checks) == (None, "10/second;300/hour")
     assert (settings.request_timeout, settings.idle_timeout) == (5, 60)
@@ -111,3 +116,14 @@ def test_server_settings_are_read() -> None:
     defaults = Settings.from_environment({"GAPGRID_SECRET_KEY": "s"})
     assert (defaults.limit_reads, defaults.limit_checks, defaults.limit_writes) == (
         "3000 per minute", "1200 per minute", "120 per minute")
+
+
+@pytest.mark.parametrize(("value", "read"), [("::1", "::1"), ("0:0:0:0:0:0:0:1", "::1"),
+                                             ("*", "*"), ("", None)])
+def test_the_trusted_proxy_is_an_address_as_requests_come_from(value: str,
+                                                                read: str | None) -> None:
+    """An IPv6 address is read in the form a request's address has (compressed); ``*``
+    trusts any peer, nothing trusts none."""
+    settings = Settings.from_environment({"GAPGRID_SECRET_KEY": "s",
+                                          "GAPGRID_TRUSTED_PROXY": value})
+    assert settings.trusted_proxy == read
