@@ -23,6 +23,7 @@ from typing import Any, Final
 import attrs
 from flask import Blueprint, Response, current_app, request, url_for
 
+from gapgrid.api import strict_json
 from gapgrid.api.config import Settings
 from gapgrid.api.openapi import Operation, openapi_document
 from gapgrid.api.problems import (
@@ -101,8 +102,7 @@ def json_body(schema: str) -> dict[str, Any]:
     raw = request.get_data(cache=False)
     try:
         # UTF-8 only (RFC 8259): json.loads would also guess UTF-16 and UTF-32 from bytes
-        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
-                          parse_int=_integer, object_pairs_hook=_object_without_repeats)
+        body = strict_json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise malformed(f"the body is not UTF-8: {error}") from None
     except ValueError as error:
@@ -111,35 +111,6 @@ def json_body(schema: str) -> dict[str, Any]:
         raise malformed("the body nests too deeply to be a request") from None
     state().validator.check(schema, body)
     return body  # type: ignore[no-any-return]
-
-
-def _integer(digits: str) -> int | float:
-    """A JSON integer. One with more digits than Python reads as an ``int`` (4,300 unless
-    ``PYTHONINTMAXSTR`` says otherwise) is still JSON: it is read as the float it
-    overflows to, an infinity, as ``1e400`` is, so that the schema refuses it where it
-    stands (a 422 naming the field), not the body (a 400)."""
-    try:
-        return int(digits)
-    except ValueError:
-        return float(digits)
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not allowed")
-
-
-def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are all different. RFC 8259 leaves a repeated key's meaning
-    open (Python keeps the last, other parsers the first): a proxy or a client's own check
-    could read another request than the one answered, so it is refused."""
-    body = dict(pairs)
-    if len(body) < len(pairs):
-        seen: set[str] = set()
-        for name, _ in pairs:
-            if name in seen:
-                raise ValueError(f"the key {excerpt(name)} appears more than once in one object")
-            seen.add(name)
-    return body
 
 
 def cached(served: Served, *, daily: bool = False) -> Response:

@@ -22,7 +22,6 @@ starts a search.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections import OrderedDict
@@ -31,7 +30,7 @@ from typing import Any, Final
 
 import attrs
 
-from gapgrid.api import json_documents
+from gapgrid.api import json_documents, strict_json
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import invalid
 from gapgrid.core.board import Board, BoardError
@@ -192,7 +191,7 @@ def read_layout(data: bytes) -> object:
         raise invalid('the layout file is empty: it holds {"rows": [[card code or null, '
                       '...], ...]}, the rows of gapgrid deal --json', "layout")
     try:
-        document = json.loads(data.decode("utf-8"))
+        document = strict_json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise invalid(f"the layout is not JSON: {str(error)[:120]}", "layout") from None
     if not isinstance(document, dict) or "rows" not in document:

@@ -109,11 +109,16 @@ def test_a_layout_is_refused_where_redeals_need_the_game_number(tmp_path: Path) 
     (b'{"rows": [["2C"]]}', "rows"),
     (json.dumps({"rows": [["2C"] * 13] * 4}).encode(), "cards of a Montana deal"),
     (b" " * (solving.LAYOUT_MAX_BYTES + 1), "at most"),
-], ids=["not-json", "empty", "wrong-shape", "wrong-cards", "too-large"])
+    (b'{"rows": [], "rows": [["2C"]]}', "the key 'rows' appears more than once"),
+    (b'{"rows": [[' + b"9" * 5000 + b"]]}", "rows of gapgrid deal --json"),
+], ids=["not-json", "empty", "wrong-shape", "wrong-cards", "too-large", "repeated-key",
+        "huge-number"])
 def test_bad_layout_files_are_usage_errors(tmp_path: Path, content: bytes, expected: str
                                            ) -> None:
     """A layout that is not JSON, empty, has the wrong shape or cards, or is too large: exit 2,
-    naming --layout and the reason."""
+    naming --layout and the reason. JSON is read as the API reads a body: a repeated key is
+    refused (it was taken as its last value), and a number of 5,000 digits is a number in
+    the wrong place (it was Python's own message, cut off mid-word)."""
     path = tmp_path / "layout.json"
     path.write_bytes(content)
     code, _, err = run("solve", "montana", "--layout", str(path), "-o", "redeals=0")
