@@ -45,7 +45,7 @@ from alembic.util.exc import CommandError
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
-from gapgrid.api.db import legacy
+from gapgrid.api.db import legacy, schema
 from gapgrid.api.text import excerpt
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
@@ -356,6 +356,9 @@ def upgrade(engine: Engine) -> None:
             # find the database at the newest revision and change nothing
             connection.execute(sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": UPGRADE_LOCK})
+            clash = postgresql_clash(connection)
+            if clash is not None:
+                raise StoreError(clash)
         else:
             _upgrade_legacy(connection)
         revision = current(connection)
@@ -402,6 +405,33 @@ PUZZLES_COLUMNS: Final = frozenset({"id", "date", "slug", "body", "created_at"})
 """The columns every gapgrid before Alembic gave its ``puzzles`` table."""
 
 
+def postgresql_clash(connection: Connection) -> str | None:
+    """Why gapgrid cannot keep its tables in this PostgreSQL database (its schema on the
+    search path), or None. Such a database may be shared with other programs' tables, and
+    gapgrid's go beside them, but not where another program that uses Alembic keeps its
+    revision in ``alembic_version`` (gapgrid's place for its own: it was read as a newer
+    gapgrid's), nor where a table gapgrid makes is already there without gapgrid's
+    revision (another program's ``players``, say)."""
+    tables = set(sqlalchemy.inspect(connection).get_table_names())
+    if "alembic_version" in tables:
+        revisions = [str(row[0]) for row in connection.execute(
+            sqlalchemy.text("SELECT version_num FROM alembic_version"))]
+        if any(not GAPGRID_REVISION.fullmatch(revision) for revision in revisions):
+            return (f"the database's alembic_version holds another program's revision "
+                    f"({excerpt(revisions[0])}), where gapgrid keeps its own: give gapgrid "
+                    f"a database, or a schema on its user's search path, of its own")
+        if revisions:
+            return None  # gapgrid's, at some revision
+    clashes = sorted(tables & set(schema.metadata.tables))
+    if clashes:
+        shown = ", ".join(excerpt(name) for name in clashes[:3]) + (
+            f" and {len(clashes) - 3} more" if len(clashes) > 3 else "")
+        return (f"the database already has tables named as gapgrid's ({shown}) that gapgrid "
+                f"did not make: they are another program's; give gapgrid a database, or a "
+                f"schema on its user's search path, of its own")
+    return None
+
+
 def foreign_tables(connection: sqlite3.Connection) -> list[str]:
     """The tables of a SQLite file that holds tables but no gapgrid schema: another
     program's database (a mistyped GAPGRID_DATABASE), which gapgrid must neither write its
@@ -412,8 +442,9 @@ def foreign_tables(connection: sqlite3.Connection) -> list[str]:
     no ``alembic_version``, when its ``puzzles`` table has the columns of every
     gapgrid before Alembic. A table name alone proves nothing: every program
     that uses Alembic has ``alembic_version``, and ``puzzles`` is a common name.
-    (A PostgreSQL database may well be shared with other programs' tables, and
-    is not looked at.)
+    (A PostgreSQL database may well be shared with other programs' tables:
+    :func:`postgresql_clash` refuses only one whose tables would clash with
+    gapgrid's.)
     """
     tables = legacy.tables(connection)
     if not tables - {"alembic_version"}:

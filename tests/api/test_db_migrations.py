@@ -392,3 +392,49 @@ def test_a_table_name_alone_does_not_make_a_file_gapgrid_s(
     assert "holds tables gapgrid did not make (" in result.stderr, why
     assert "newer gapgrid" not in result.stderr
     assert path.read_bytes() == before, why
+
+
+@pytest.mark.parametrize(("statements", "said"), [
+    (["CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)",
+      "INSERT INTO alembic_version VALUES ('3f2a9c1b7d4e')"],
+     r"alembic_version holds another program's revision \('3f2a9c1b7d4e'\)"),
+    (["CREATE TABLE players (id INTEGER)", "CREATE TABLE hints (id INTEGER)"],
+     r"already has tables named as gapgrid's \('hints', 'players'\)"),
+], ids=["another-alembic-program", "tables-named-as-gapgrid-s"])
+def test_a_postgresql_database_whose_tables_clash_with_gapgrid_s_is_refused(
+        postgres_cluster: Cluster, statements: list[str], said: str) -> None:
+    """A PostgreSQL database may hold other programs' tables, beside which gapgrid keeps
+    its own; but not another Alembic program's revision (it was called a newer gapgrid's)
+    nor tables named as gapgrid's that gapgrid did not make: refused, in one line, and the
+    database is left as it was."""
+    import psycopg
+    url = postgres_cluster.new_database()
+    with psycopg.connect(url, autocommit=True) as connection:
+        for statement in statements:
+            connection.execute(statement)
+        connection.execute("CREATE TABLE orders (id INTEGER)")
+    with pytest.raises(engine.StoreError, match=said):
+        upgraded(url)
+    result = CliRunner().invoke(main, ["db", "upgrade"], env={"GAPGRID_DATABASE": url})
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "newer gapgrid" not in result.stderr
+    with psycopg.connect(url) as connection:
+        tables = {row[0] for row in connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    assert "puzzles" not in tables
+
+
+def test_gapgrid_s_tables_go_beside_another_program_s_in_postgresql(
+        postgres_cluster: Cluster) -> None:
+    """Tables of another program whose names are not gapgrid's do not stop it: its schema
+    is made beside them, and theirs are untouched."""
+    import psycopg
+    url = postgres_cluster.new_database()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE orders (id INTEGER)")
+        connection.execute("INSERT INTO orders VALUES (7)")
+    upgraded(url)
+    upgraded(url)  # a second start finds gapgrid's revision and changes nothing
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT id FROM orders").fetchall() == [(7,)]
+        assert connection.execute("SELECT count(*) FROM puzzles").fetchone() == (0,)
