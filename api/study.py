@@ -44,6 +44,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -114,6 +115,9 @@ memory does not grow with the size of the study."""
 
 DASK_CONNECT_SECONDS: Final = 10.0
 """How long ``--dask`` waits for its scheduler: the connection and the handshake together."""
+
+STOP_POLL_SECONDS: Final = 0.1
+"""How often a wait for the scheduler looks whether a stop signal came."""
 
 
 @attrs.frozen
@@ -223,8 +227,9 @@ def process_runner(stack: ExitStack, workers: int) -> Runner:
                              in_flight=workers * IN_FLIGHT_PER_WORKER, on_stop=kill_workers)
 
 
-def dask_runner(stack: ExitStack, address: str) -> Runner:
-    """Run the deals on the dask.distributed cluster whose scheduler is at ``address``."""
+def dask_runner(stack: ExitStack, address: str, stop: Stop | None = None) -> Runner:
+    """Run the deals on the dask.distributed cluster whose scheduler is at ``address``;
+    a stop signal (``stop``) while it connects ends the command at once, as a stopped one."""
     try:
         import distributed  # optional: only this way of running needs it
     except ImportError:
@@ -232,7 +237,7 @@ def dask_runner(stack: ExitStack, address: str) -> Runner:
             "--dask needs dask.distributed, which is not installed: "
             "pip install 'gapgrid[study]' (or pip install 'dask[distributed]')") from None
     _check_dask_address(address)
-    client = stack.enter_context(_connect(distributed.Client, address))
+    client = stack.enter_context(_connect(distributed.Client, address, stop))
     threads = sum(client.nthreads().values()) or 1
     # The client's concurrent.futures face: the same windowed loop as the process pool.
     executor = client.get_executor(pure=False)
@@ -259,9 +264,11 @@ def _check_dask_address(address: str) -> None:
                                  param_hint="--dask") from None
 
 
-def _connect(client_class: Any, address: str) -> Any:
+def _connect(client_class: Any, address: str, stop: Stop | None = None) -> Any:
     """A client of the Dask scheduler at ``address``; a usage error naming ``--dask`` when
-    none answers within :data:`DASK_CONNECT_SECONDS`.
+    none answers within :data:`DASK_CONNECT_SECONDS`; when ``stop`` notes a stop signal
+    meanwhile, the command ends at once with 128 plus its number, saying so (it waited
+    for the deadline, then called the address unreachable).
 
     The client is made on a thread of its own, waited for with a deadline: its
     ``timeout`` bounds the TCP connection only, and a listener that accepts and
@@ -280,8 +287,15 @@ def _connect(client_class: Any, address: str) -> Any:
             made.set_exception(error)
 
     threading.Thread(target=connect, name="gapgrid-dask-connect", daemon=True).start()
+    deadline = time.monotonic() + DASK_CONNECT_SECONDS + 1
+    while not made.done() and time.monotonic() < deadline:
+        if stop is not None and stop.signal is not None:
+            tell(f"gapgrid: {signal_word(stop.signal)} while connecting to the Dask "
+                 f"scheduler at {address}: no study file was written")
+            raise click.exceptions.Exit(stop.exit_status)
+        concurrent.futures.wait([made], timeout=STOP_POLL_SECONDS)
     try:
-        return made.result(timeout=DASK_CONNECT_SECONDS + 1)
+        return made.result(timeout=0)
     except concurrent.futures.TimeoutError:
         raise click.BadParameter(f"no Dask scheduler answered at {address} within "
                                  f"{DASK_CONNECT_SECONDS:g} s", param_hint="--dask") from None
@@ -560,11 +574,11 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             chosen = range(first_deal, MAX_NUMBER + 1)  # from K on: no --deals, no upper end
         else:
             chosen = None
-        def retry_runner(stack: ExitStack, count: int) -> Runner:
+        def retry_runner(stack: ExitStack, count: int, stop: Stop) -> Runner:
             """A worker for each deal to retry at most, with room for its tables."""
             if memory_given and dask_address is None:  # a cluster's machines are not this one
                 check_memory(memory_mib, min(workers, count))
-            return _runner(dask_address, min(workers, count), stack)
+            return _runner(dask_address, min(workers, count), stack, stop)
 
         _study_retry(ctx, path, settings, search, slugs, option_pairs, chosen,
                      memory_mib << 20 if memory_given else None, decided, as_json,
@@ -596,7 +610,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     with stop_signals() as stop:
         with ExitStack() as stack:
             # A cluster first: a missing dask or an unreachable scheduler leaves no file.
-            runner = None if local else _runner(dask_address, workers, stack)
+            runner = None if local else _runner(dask_address, workers, stack, stop)
             handle, found = _open_for_append(path, resume, settings, slugs)
             stack.callback(lambda: handle.close())  # the file held at the end
             done = found.done if found is not None else frozenset()
@@ -638,10 +652,12 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                        f"game's figures", err=True)
 
 
-def _runner(dask_address: str | None, workers: int, stack: ExitStack) -> Runner:
-    """Where the deals are solved: this process, a pool of ``workers``, or a Dask cluster."""
+def _runner(dask_address: str | None, workers: int, stack: ExitStack,
+            stop: Stop | None = None) -> Runner:
+    """Where the deals are solved: this process, a pool of ``workers``, or a Dask cluster
+    (whose connection a stop signal, noted by ``stop``, cuts short)."""
     if dask_address is not None:
-        return dask_runner(stack, dask_address)
+        return dask_runner(stack, dask_address, stop)
     if workers > 1:
         return process_runner(stack, workers)
     return run_serially
@@ -758,7 +774,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search
                  slugs: Sequence[str], option_pairs: tuple[tuple[str, str], ...],
                  numbers: Container[int] | None,
                  memory: int | None, decided: Mapping[tuple[str, str, int], Path],
-                 as_json: bool, runner_for: Callable[[ExitStack, int], Runner]) -> None:
+                 as_json: bool, runner_for: Callable[[ExitStack, int, Stop], Runner]) -> None:
     """``--retry-unknown``: solve again, under ``settings``' larger budget, the deals of the
     study in ``path`` whose latest row is unknown at a smaller budget (those of ``numbers``
     only, when given) and that are not in ``decided`` (deals other studies decided, with
@@ -822,7 +838,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search
         with ExitStack() as stack:
             # The runner first: a refused --memory, or a cluster out of reach, leaves the
             # file as it was.
-            runner = runner_for(stack, len(retry))
+            runner = runner_for(stack, len(retry), stop)
             if found.before_memory:
                 handle = _upgrade_held(handle, path, settings, slugs, retry=True)
             again = f"; {len(refill)} filled their tables" if refill else ""

@@ -1007,6 +1007,36 @@ def test_a_server_that_is_no_scheduler_is_a_usage_error_in_bounded_time(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_signal_while_connecting_to_dask_ends_the_study_at_once(
+        tmp_path: Path, number: int) -> None:
+    """SIGTERM or Ctrl-C while --dask waits for a listener that never answers (sent once
+    the client has connected to it) ends the command within seconds, with 128 plus the
+    signal's number and one line saying so, and no file (it waited out the 10 s deadline,
+    then called the address unreachable: exit 2)."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    out = tmp_path / "d.csv"
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(60)
+        process = subprocess.Popen([str(GAPGRID), "study", *STUDY, "--dask",
+                                    f"tcp://127.0.0.1:{listener.getsockname()[1]}",
+                                    "--out", str(out)], stderr=subprocess.PIPE, text=True)
+        try:
+            connection, _ = listener.accept()  # the client is waiting for an answer now
+            with connection:
+                sent = time.monotonic()
+                process.send_signal(number)
+                _, stderr = process.communicate(timeout=30)
+                seconds = time.monotonic() - sent
+        finally:
+            process.kill()
+    assert process.returncode == 128 + number, stderr
+    assert seconds < 5, seconds
+    assert "while connecting to the Dask scheduler at tcp://127.0.0.1:" in stderr, stderr
+    assert "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8786", "tcp://:::", "",
                                      "tcp://127.0.0.1:99999"])
 def test_a_malformed_dask_address_is_a_usage_error(tmp_path: Path, address: str,
