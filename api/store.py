@@ -330,11 +330,10 @@ class Store:
         """Store ``new`` and its keys unless the player already has a submission; return
         the stored one. The boolean says whether ``new`` was stored now. With ``claim``,
         the player is claimed first in the same transaction (:meth:`claim_player`): all of
-        it happens, or none (:class:`NameTaken`); a name registered without a token keeps
-        the spelling it was registered in, in the stored submission too."""
+        it happens, or none (:class:`NameTaken`, or :class:`TokenTaken` for a late one whose
+        start token is another player's); a name registered without a token keeps the
+        spelling it was registered in, in the stored submission too."""
         with db.write(self.engine) as connection:
-            if new.token_digest is not None:
-                _keep_token_player(connection, new)
             if claim is not None:
                 registered_as = _claim(connection, claim)
                 if registered_as != new.player:  # claimed under the spelling it was stored in
@@ -351,6 +350,7 @@ class Store:
                 q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
                 if new.winning_line is not None:
                     _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
+                _keep_token_player(connection, new)
                 # stored now: the row is what was just written, read back as text would be
                 row = (new.player, new.moves_digest, body)
             else:
@@ -362,7 +362,8 @@ class Store:
     def replace_submission(self, new: NewSubmission, replaced_digest: str) -> bool:
         """Put ``new`` in place of the player's stored submission, if that is still the one
         whose moves digest is ``replaced_digest``; its keys go with it. Return whether it
-        was replaced (False: another request changed it first)."""
+        was replaced (False: another request changed it first); :class:`TokenTaken`, and
+        nothing replaced, for a late one whose start token is another player's."""
         with db.write(self.engine) as connection:
             submission_id = connection.execute(q.SUBMISSION_TO_REPLACE, {
                 "puzzle_id": new.puzzle_id, "player_key": new.player_key,
@@ -377,6 +378,7 @@ class Store:
             q.insert_keys(connection, submission_id, new.puzzle_id, _keys(new))
             if new.winning_line is not None:
                 _improve_line(connection, new.puzzle_id, new.winning_line, new.created_at)
+            _keep_token_player(connection, new)
         return True
 
     def count(self, puzzle_id: str) -> int:
@@ -472,10 +474,14 @@ def _claim(connection: Connection, claim: PlayerClaim) -> str:
 
 
 def _keep_token_player(connection: Connection, new: NewSubmission) -> None:
-    """Keep ``new``'s player as its start token's, unless the token has one; for a late
-    submission, raise :class:`TokenTaken` (the transaction is rolled back) when that is
-    another player. The key's uniqueness decides between concurrent submissions: the
-    second waits for the first to commit, then finds its row."""
+    """For ``new``, stored in this transaction: keep its player as its start token's,
+    unless the token has one; for a late submission, raise :class:`TokenTaken` (the
+    transaction is rolled back, the submission with it) when that is another player. Only
+    a stored submission makes a token its player's: one refused (already submitted) does
+    not. The key's uniqueness decides between concurrent submissions: the second waits
+    for the first to commit, then finds its row."""
+    if new.token_digest is None:
+        return
     token = {"puzzle_id": new.puzzle_id, "token_digest": new.token_digest}
     connection.execute(q.upsert(connection).start_token, {
         **token, "player_key": new.player_key, "created_at": new.created_at})

@@ -219,6 +219,15 @@ def summary_of_answer(body: Mapping[str, Any], start_cards_in_sequence: int = 0
         assisted=bool(body.get("assisted", False)))
 
 
+def token_taken(date: str) -> ServiceError:
+    """The refusal of a late submission of the puzzle of ``date`` whose start token another
+    player submitted with first."""
+    return ServiceError(f"another player has submitted with this start token; once {date} "
+                        f"is over, a late submission is taken from the first player who "
+                        f"submitted with its start token only", fault=Fault.CONFLICT,
+                        field=("token",), title="Start token taken")
+
+
 def token_digest(token: str) -> str:
     """What hints are recorded under: a start token's SHA-256, never the token itself."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -779,7 +788,6 @@ class PuzzleService:
         """
         puzzle = self._live_puzzle(day, variant, token)
         now = self.clock()
-        late = puzzle["date"] != now.date().isoformat()
         name = player
         # Without a token, the name is claimed when the submission is stored (one read fewer
         # a submission: issue 13's load); a name some player owns is refused then, so such a
@@ -819,6 +827,9 @@ class PuzzleService:
         keys = {name: RankingKey(tuple(score["sort_key"]), score["total"])
                 for name, score in report["scores"].items() if name in self.catalogue.scoring}
         line = verified.result.state.actions() if verified.result.won else None
+        # late: stored after its day, whenever its day was checked (a submission verified
+        # across midnight is one)
+        late = puzzle["date"] != self.clock().date().isoformat()
         new = NewSubmission(
             puzzle_id=puzzle["id"], player=player, player_key=identity.key,
             moves_digest=digest, keys=keys,
@@ -831,11 +842,7 @@ class PuzzleService:
             self._identify(name, player_token, now)  # refuses, naming the owner as stored
             raise players.unauthenticated(player) from None
         except TokenTaken:
-            raise ServiceError(f"another player has submitted with this start token; "
-                               f"once {puzzle['date']} is over, a late submission is taken "
-                               f"from the first player who submitted with its start token "
-                               f"only", fault=Fault.CONFLICT, field=("token",),
-                               title="Start token taken") from None
+            raise token_taken(puzzle["date"]) from None
         if not created and stored.moves_digest != digest:
             if identity.claim is not None and player_token is None:
                 # a name an upgrade registered without a token, claimed just now: the
@@ -848,9 +855,15 @@ class PuzzleService:
             start = self._start_cards_in_sequence(puzzle["id"])
             # A game that got nowhere (an accidental empty submit) does not lock its player
             # out: the first submission with progress takes its place.
-            if (not summary_of_answer(stored.body, start).progress
-                    and summary_of_answer(document, start).progress
-                    and self.store.replace_submission(new, stored.moves_digest)):
+            try:
+                replaced = (not summary_of_answer(stored.body, start).progress
+                            and summary_of_answer(document, start).progress
+                            and self.store.replace_submission(new, stored.moves_digest))
+            except TokenTaken:
+                if identity.claim is not None:  # its token is not given with a refusal
+                    self.store.unclaim(identity.claim)
+                raise token_taken(puzzle["date"]) from None
+            if replaced:
                 stored, created = Submission(player, digest, document), True
             else:
                 if identity.claim is not None:  # its token is not given with a refusal

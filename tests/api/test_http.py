@@ -432,8 +432,10 @@ def test_a_late_submission_is_taken_from_its_start_token_s_first_player_only(
     assert again["title"] == "Already submitted"  # her token: the usual answer
     assert client.post(f"{url}/submissions", json={"player": "Cy", "moves": moves[:2],
                                                    "token": fresh}).status_code == 201
-    problem(client.post(f"{url}/submissions", json={"player": "Di", "moves": moves[:2],
-                                                    "token": fresh}), 409)
+    refused = problem(client.post(f"{url}/submissions", json={"player": "Di",
+                                                              "moves": moves[:2],
+                                                              "token": fresh}), 409)
+    assert refused["title"] == "Start token taken"
     board = client.get(f"{url}/leaderboard").get_json()
     assert sorted(entry["player"] for entry in board["entries"]) == ["Ann", "Cy"]
     # Bo's and Di's names were not registered by the refused submissions

@@ -205,3 +205,23 @@ def test_a_late_start_token_is_its_first_player_s_only(puzzle_store: Store) -> N
         f"P{index}", {"par": (0, index)}, token_digest="t2", late=True)))
     taken = [result for result in results if not isinstance(result, TokenTaken)]
     assert len(taken) == 1 and taken[0][1] is True and puzzle_store.count(PUZZLE) == 3
+
+
+def test_only_a_stored_submission_makes_a_start_token_its_player_s(
+        puzzle_store: Store) -> None:
+    """A submission not stored (the player has one already) leaves its start token free,
+    so that its own player's late submission is still taken; a late replacement with a
+    token another player holds is refused and replaces nothing."""
+    puzzle_store.submit(submission("Ann", {"par": (0, 1)}))
+    _, created = puzzle_store.submit(submission("Ann", {"par": (0, 1)}, digest="e",
+                                                token_digest="bo's"))
+    assert created is False
+    _, created = puzzle_store.submit(submission("Bo", {"par": (0, 2)}, token_digest="bo's",
+                                                late=True))
+    assert created is True
+    with pytest.raises(TokenTaken):
+        puzzle_store.replace_submission(submission("Ann", {"par": (0, 3)}, digest="f",
+                                                   token_digest="bo's", late=True), "d")
+    assert puzzle_store.rank(PUZZLE, "ann", "par") == (1, 2)  # still her (0, 1)
+    assert puzzle_store.replace_submission(submission("Ann", {"par": (0, 3)}, digest="f",
+                                                      token_digest="ann's", late=True), "d")
