@@ -366,7 +366,15 @@ def upgrade(engine: Engine) -> None:
             raise StoreError(f"the database was written by a newer gapgrid (schema revision "
                              f"{revision}; this one knows up to {head()})")
         if revision != head():
-            command.upgrade(alembic_config(connection), "head")
+            try:
+                command.upgrade(alembic_config(connection), "head")
+            except exc.ProgrammingError as error:
+                if connection.dialect.name != "postgresql":
+                    raise
+                # a relation a later revision makes, already made by another program
+                found = str(error.orig).splitlines()[0] if error.orig else str(error)
+                raise StoreError(f"the database could not be brought to gapgrid's revision "
+                                 f"{head()}: {excerpt(found, 200)}; {OWN_DATABASE}") from None
         if connection.dialect.name == "sqlite":
             connection.exec_driver_sql(f"PRAGMA user_version = {user_version(head())}")
 
@@ -410,26 +418,54 @@ def postgresql_clash(connection: Connection) -> str | None:
     search path), or None. Such a database may be shared with other programs' tables, and
     gapgrid's go beside them, but not where another program that uses Alembic keeps its
     revision in ``alembic_version`` (gapgrid's place for its own: it was read as a newer
-    gapgrid's), nor where a table gapgrid makes is already there without gapgrid's
-    revision (another program's ``players``, say)."""
-    tables = set(sqlalchemy.inspect(connection).get_table_names())
-    if "alembic_version" in tables:
-        revisions = [str(row[0]) for row in connection.execute(
-            sqlalchemy.text("SELECT version_num FROM alembic_version"))]
-        if any(not GAPGRID_REVISION.fullmatch(revision) for revision in revisions):
+    gapgrid's), nor where a relation named as one of gapgrid's (a table, a view, an
+    index: they share one namespace) is already there without gapgrid's revision."""
+    relations = set(connection.execute(sqlalchemy.text(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = current_schema()")).scalars())
+    if "alembic_version" in relations:
+        revisions = [str(revision) for revision in connection.execute(
+            sqlalchemy.text("SELECT version_num FROM alembic_version")).scalars()]
+        theirs = [revision for revision in revisions
+                  if not GAPGRID_REVISION.fullmatch(revision)]
+        if theirs or (revisions and not _has_gapgrid_puzzles(connection, relations)):
+            # numbered as gapgrid numbers its own, but without gapgrid's tables: theirs too
             return (f"the database's alembic_version holds another program's revision "
-                    f"({excerpt(revisions[0])}), where gapgrid keeps its own: give gapgrid "
-                    f"a database, or a schema on its user's search path, of its own")
+                    f"({excerpt((theirs or revisions)[0])}), where gapgrid keeps its own: "
+                    f"{OWN_DATABASE}")
         if revisions:
-            return None  # gapgrid's, at some revision
-    clashes = sorted(tables & set(schema.metadata.tables))
+            return None  # gapgrid's, at some revision (a later one's clash: see upgrade())
+    clashes = sorted(relations & _gapgrid_relations())
     if clashes:
         shown = ", ".join(excerpt(name) for name in clashes[:3]) + (
             f" and {len(clashes) - 3} more" if len(clashes) > 3 else "")
-        return (f"the database already has tables named as gapgrid's ({shown}) that gapgrid "
-                f"did not make: they are another program's; give gapgrid a database, or a "
-                f"schema on its user's search path, of its own")
+        return (f"the database already has relations named as gapgrid's ({shown}) that "
+                f"gapgrid did not make: they are another program's; {OWN_DATABASE}")
     return None
+
+
+OWN_DATABASE: Final = "give gapgrid a database, or a schema on its user's search path, of its own"
+
+
+def _has_gapgrid_puzzles(connection: Connection, relations: set[str]) -> bool:
+    """Whether the database's ``puzzles`` table has the columns gapgrid gives it."""
+    if "puzzles" not in relations:
+        return False
+    columns = {column["name"] for column in sqlalchemy.inspect(connection).get_columns(
+        "puzzles")}
+    return columns >= PUZZLES_COLUMNS
+
+
+def _gapgrid_relations() -> set[str]:
+    """The names of the relations gapgrid's schema makes: its tables, their primary keys'
+    indexes and sequences, and its named indexes."""
+    names: set[str] = set()
+    for table in schema.metadata.tables.values():
+        names |= {table.name, f"{table.name}_pkey"}
+        names |= {f"{table.name}_{column.name}_seq" for column in table.primary_key.columns
+                  if column.autoincrement is True}
+        names |= {str(index.name) for index in table.indexes if index.name}
+    return names
 
 
 def foreign_tables(connection: sqlite3.Connection) -> list[str]:

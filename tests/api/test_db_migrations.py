@@ -398,15 +398,22 @@ def test_a_table_name_alone_does_not_make_a_file_gapgrid_s(
     (["CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)",
       "INSERT INTO alembic_version VALUES ('3f2a9c1b7d4e')"],
      r"alembic_version holds another program's revision \('3f2a9c1b7d4e'\)"),
+    (["CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)",
+      "INSERT INTO alembic_version VALUES ('0001')"],
+     r"alembic_version holds another program's revision \('0001'\)"),
     (["CREATE TABLE players (id INTEGER)", "CREATE TABLE hints (id INTEGER)"],
-     r"already has tables named as gapgrid's \('hints', 'players'\)"),
-], ids=["another-alembic-program", "tables-named-as-gapgrid-s"])
+     r"already has relations named as gapgrid's \('hints', 'players'\)"),
+    (["CREATE VIEW players AS SELECT 1 AS id"],
+     r"already has relations named as gapgrid's \('players'\)"),
+], ids=["another-alembic-program", "numbered-as-gapgrid-s", "tables-named-as-gapgrid-s",
+        "a-view"])
 def test_a_postgresql_database_whose_tables_clash_with_gapgrid_s_is_refused(
         postgres_cluster: Cluster, statements: list[str], said: str) -> None:
     """A PostgreSQL database may hold other programs' tables, beside which gapgrid keeps
-    its own; but not another Alembic program's revision (it was called a newer gapgrid's)
-    nor tables named as gapgrid's that gapgrid did not make: refused, in one line, and the
-    database is left as it was."""
+    its own; but not another Alembic program's revision (it was called a newer gapgrid's,
+    or, numbered as gapgrid's, failed on a missing table) nor tables or views named as
+    gapgrid's that gapgrid did not make: refused, in one line, and the database is left as
+    it was."""
     import psycopg
     url = postgres_cluster.new_database()
     with psycopg.connect(url, autocommit=True) as connection:
@@ -438,3 +445,27 @@ def test_gapgrid_s_tables_go_beside_another_program_s_in_postgresql(
     with psycopg.connect(url) as connection:
         assert connection.execute("SELECT id FROM orders").fetchall() == [(7,)]
         assert connection.execute("SELECT count(*) FROM puzzles").fetchone() == (0,)
+
+
+def test_a_relation_a_later_revision_makes_already_there_is_said_in_one_line(
+        postgres_cluster: Cluster) -> None:
+    """A gapgrid database at revision 0004 beside which another program made a table named
+    as one revision 0005 makes: the upgrade is refused in one line naming the relation
+    (it was PostgreSQL's DuplicateTable error, raw), and the database stays at 0004."""
+    import psycopg
+    from alembic import command
+    url = postgres_cluster.new_database()
+    made = engine.create(url)
+    try:
+        with engine.write(made) as connection:
+            command.upgrade(engine.alembic_config(connection), "0004")
+    finally:
+        made.dispose()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE start_tokens (id INTEGER)")
+    with pytest.raises(engine.StoreError, match=rf"could not be brought to gapgrid's revision "
+                                                rf"{engine.head()}: 'relation \"start_tokens\" "):
+        upgraded(url)
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
+            ("0004",)]
