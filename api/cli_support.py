@@ -34,6 +34,7 @@ from gapgrid.api.reading import read_at_most
 from gapgrid.api.services import games
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
+from gapgrid.api.stand_ins import plain_json
 from gapgrid.api.study_stop import signal_of, signal_word
 from gapgrid.api.text import bounded, excerpt, plugin_reason
 from gapgrid.core.catalogue import Catalogue
@@ -480,8 +481,9 @@ def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:
 
 
 def echo_json(data: Any) -> None:
-    """Print ``data`` as JSON on one line."""
-    click.echo(json.dumps(data, ensure_ascii=False))
+    """Print ``data`` as JSON on one line: in UTF-8 as it is, else in ASCII with escapes
+    (a Latin-1 terminal's stand-ins would change names and reasons)."""
+    click.echo(json.dumps(data, ensure_ascii=plain_json()))
 
 
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -8,7 +8,9 @@ character is written as a stand-in the encoding has instead: a suit as the
 letter of the card codes (``10D``, the code a move reads too), ``·`` as
 ``.``, an arrow as ``<-`` or ``->``, and any other as ``?``. A terminal that
 can show them (UTF-8) is not touched: the stand-ins are an error handler,
-used only where encoding fails.
+used only where encoding fails. JSON is not written with them: it keeps
+every character, as an ``\\uXXXX`` escape where the encoding lacks it
+(:func:`plain_json`), so that no name or reason is changed.
 """
 
 from __future__ import annotations
@@ -35,13 +37,23 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
     return "".join(STAND_INS.get(character, "?") for character in lacking), error.end
 
 
-codecs.register_error(ERRORS, _stand_in)
+REPLACED: Final = ("strict", "backslashreplace")
+"""The error handlers stand-ins replace: Python's defaults for standard output (a crash)
+and standard error (``J\\u2666``, unreadable)."""
 
 
 def use_stand_ins() -> None:
     """Write stand-ins on standard output and error where their encoding lacks a character
-    (streams that already say what to do with one, such as ``surrogateescape``, are left
-    as they are)."""
+    (streams told to do something else with one, such as ``surrogateescape``, are left as
+    they are)."""
+    codecs.register_error(ERRORS, _stand_in)  # registering again replaces it: no harm
     for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in REPLACED:
             stream.reconfigure(errors=ERRORS)
+
+
+def plain_json() -> bool:
+    """Whether JSON for standard output must be ASCII (``\\uXXXX`` escapes): when its
+    encoding is not UTF-8, so that no character of it is ever a stand-in."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    return codecs.lookup(encoding).name != "utf-8"

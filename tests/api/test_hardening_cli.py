@@ -687,3 +687,19 @@ def test_a_terminal_without_suit_symbols_gets_the_card_codes_suit_letters(encodi
     rows = done.stdout.decode(encoding).splitlines()
     assert rows[2].split()[:4] == ["0", "JD", "2D", "9H"], rows
     assert deal("utf-8").stdout.decode().splitlines()[2].split()[:3] == ["0", "J♦", "2♦"]
+
+
+def test_standard_error_and_json_on_a_latin_1_terminal_keep_their_meaning() -> None:
+    """On a Latin-1 terminal, standard error gets the same stand-ins (a cut name ends in
+    ..., not Python's \\u2026), and JSON escapes what Latin-1 lacks rather than standing
+    it in, so that a document's strings are unchanged."""
+    latin_1 = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    refused = subprocess.run([str(GAPGRID), "deal", "a" * 80, "1"], capture_output=True,
+                             env=latin_1, timeout=60)
+    said = refused.stderr.decode("latin-1")
+    assert refused.returncode == 2 and "'" + "a" * 40 + "...'" in said, said
+    assert "\\u" not in said
+    answered = subprocess.run([str(GAPGRID), "deal", "ゲーム", "1", "--json"],
+                              capture_output=True, env=latin_1, timeout=60)
+    document = json.loads(answered.stdout.decode("ascii"))
+    assert "unknown variant 'ゲーム'" in document["error"]["message"], document
