@@ -409,7 +409,10 @@ def _proxy_address(env: Mapping[str, str], name: str) -> str | None:
     if not text or text == "*":
         return text or None
     try:
-        return str(ipaddress.ip_address(text))
+        address = ipaddress.ip_address(text)
+        # an IPv4 peer is seen as IPv4, never as ::ffff:127.0.0.1 (which reads ::ffff:7f00:1)
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        return str(mapped or address)
     except ValueError:
         raise ConfigError(f"{name} must be the proxy's IP address (such as 127.0.0.1 or ::1) "
                           f"or '*', not {text[:80]!r}: requests are told apart by the "

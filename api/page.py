@@ -43,16 +43,20 @@ CONTENT_SECURITY_POLICY: Final = "; ".join((
 """Only this origin, for every kind of request the page can make."""
 
 ROBOTS: Final = """\
-# gapgrid: today's puzzles may be crawled; past days' pages and the API may not.
-# A past day's puzzle is made and certified by a search the first time it is asked
-# for, and a crawler walking back day by day would keep this server's one search
+# gapgrid: today's puzzles may be crawled; past days' pages and the rest of the API
+# may not. A past day's puzzle is made and certified by a search the first time it is
+# asked for, and a crawler walking back day by day would keep this server's one search
 # busy, so that players' hints wait.
 User-agent: *
+Allow: /v1/daily/
+Allow: /v1/variants
 Disallow: /v1/
 Disallow: /play/*/
 """
-"""What ``/robots.txt`` asks of crawlers (RFC 9309; ``*`` matches any characters, so
-``/play/*/`` is every dated page and ``/play/montana`` stays open)."""
+"""What ``/robots.txt`` asks of crawlers (RFC 9309: the longest matching rule decides, and
+``*`` matches any characters, so ``/play/*/`` is every dated page while ``/play/montana``
+stays open, and a crawler that runs the pages' scripts may read today's puzzles and the
+variants they show)."""
 
 
 def register_page(app: Flask) -> None:

@@ -291,7 +291,8 @@ def _connect(client_class: Any, address: str, stop: Stop | None = None) -> Any:
     while not made.done() and time.monotonic() < deadline:
         if stop is not None and stop.signal is not None:
             tell(f"gapgrid: {signal_word(stop.signal)} while connecting to the Dask "
-                 f"scheduler at {address}: no study file was written")
+                 f"scheduler at {address}: no deal was solved, and no study file written "
+                 f"or changed")
             raise click.exceptions.Exit(stop.exit_status)
         concurrent.futures.wait([made], timeout=STOP_POLL_SECONDS)
     try:

@@ -193,7 +193,8 @@ def read_layout(data: bytes) -> object:
     try:
         document = strict_json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise invalid(f"the layout is not JSON: {str(error)[:120]}", "layout") from None
+        raise invalid(f"the layout is not JSON as gapgrid reads it: {str(error)[:120]}",
+                      "layout") from None
     if not isinstance(document, dict) or "rows" not in document:
         raise invalid('a layout is {"rows": [[card code or null, ...], ...]}, the rows of '
                       "gapgrid deal --json", "layout")

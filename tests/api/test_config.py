@@ -119,11 +119,13 @@ def test_server_settings_are_read() -> None:
 
 
 @pytest.mark.parametrize(("value", "read"), [("::1", "::1"), ("0:0:0:0:0:0:0:1", "::1"),
+                                             ("::ffff:127.0.0.1", "127.0.0.1"),
                                              ("*", "*"), ("", None)])
 def test_the_trusted_proxy_is_an_address_as_requests_come_from(value: str,
                                                                 read: str | None) -> None:
-    """An IPv6 address is read in the form a request's address has (compressed); ``*``
-    trusts any peer, nothing trusts none."""
+    """An IPv6 address is read in the form a request's address has (compressed, and an
+    IPv4-mapped one as the IPv4 address a peer is seen as); ``*`` trusts any peer, nothing
+    trusts none."""
     settings = Settings.from_environment({"GAPGRID_SECRET_KEY": "s",
                                           "GAPGRID_TRUSTED_PROXY": value})
     assert settings.trusted_proxy == read

@@ -67,10 +67,11 @@ def test_crawlers_are_kept_to_today_s_pages(client: FlaskClient) -> None:
     assert response.status_code == 200 and response.mimetype == "text/plain"
     rules = response.get_data(as_text=True)
     assert "User-agent: *" in rules
-    assert [path for path in ("/", "/play/montana", "/play/blue-moon", "/assets/js/play.js")
+    assert [path for path in ("/", "/play/montana", "/play/blue-moon", "/assets/js/play.js",
+                              "/v1/daily/montana", "/v1/variants", "/v1/variants/gaps")
             if not _crawlable(rules, path)] == []
     assert [path for path in ("/play/montana/2026-11-29", "/v1/puzzles/2026-11-29/montana",
-                              "/v1/daily/montana", "/v1/hint") if _crawlable(rules, path)] == []
+                              "/v1/hint", "/v1/openapi.json") if _crawlable(rules, path)] == []
 
 
 def test_assets_are_served_with_their_types(client: FlaskClient) -> None:
