@@ -522,11 +522,12 @@ class PuzzleService:
                                    title="Puzzle being prepared", retry_after=retry)
             time.sleep(POLL_SECONDS)
 
-    def _live_puzzle(self, day: str, variant: str, token: str | None = None
-                     ) -> dict[str, Any]:
-        """Today's stored puzzle (its id, variant, deal, options...), for start and
-        submissions; a conflict for a day that is over, unless ``token`` is a start token of
-        its puzzle and its late submissions are not over (:data:`LATE_SUBMISSIONS`).
+    def _live_puzzle(self, day: str, variant: str, token: str | None = None, *,
+                     starting: bool = False) -> dict[str, Any]:
+        """Today's stored puzzle (its id, variant, deal, options...), for start
+        (``starting``) and submissions; a conflict for a day that is over, unless ``token``
+        is a start token of its puzzle and its late submissions are not over
+        (:data:`LATE_SUBMISSIONS`).
 
         A stored puzzle never changes, so once it needs no more work at request time (it
         has a certificate, or this server certifies none at request time) it is kept in
@@ -536,7 +537,8 @@ class PuzzleService:
         date = self.day(day)
         entry = games.find_entry(self.catalogue, variant)
         pid = puzzle_id(date, entry.slug)
-        self._refuse_closed(date, pid, token)  # before making a past day's puzzle to refuse it
+        # before making a past day's puzzle to refuse it
+        self._refuse_closed(date, pid, token, starting=starting)
         body = self.live_puzzles.get(pid)
         if body is None:
             body, certificate = self._certified(date, entry)
@@ -545,17 +547,24 @@ class PuzzleService:
                 if any(not known.startswith(date.isoformat()) for known in self.live_puzzles):
                     self.live_puzzles.clear()  # only today's are kept
                 self.live_puzzles[pid] = body
-        self._refuse_closed(date, pid, token)  # midnight may have passed while it was made
+        # midnight may have passed while it was made
+        self._refuse_closed(date, pid, token, starting=starting)
         return body
 
-    def _refuse_closed(self, date: datetime.date, pid: str, token: str | None) -> None:
+    def _refuse_closed(self, date: datetime.date, pid: str, token: str | None, *,
+                       starting: bool = False) -> None:
         """A conflict unless the puzzle ``pid`` of ``date`` takes submissions with ``token``
-        (:meth:`_takes_submissions`)."""
-        if self._takes_submissions(date, pid, token):
+        (:meth:`_takes_submissions`), or, ``starting``, new games."""
+        if self._takes_submissions(date, pid, None if starting else token):
             return
         _, ends = day_bounds(date)
         opens = solution_opens(date)
-        if self.clock() >= opens:
+        if starting:
+            why = "a game can be started on today's puzzle only"
+            if self.clock() < opens:
+                why += (f"; a game started on it before then can still be submitted, with "
+                        f"its start token, until {iso(opens)}")
+        elif self.clock() >= opens:
             why = (f"its late submissions (of games started on it) ended at {iso(opens)}; "
                    f"only today's puzzle takes submissions")
         else:
@@ -727,13 +736,14 @@ class PuzzleService:
         """A signed start token for today's puzzle, so the server times the game. Started
         under a ``player``'s name (which needs the player's token when the name is owned),
         the start token is good for that player's submission only."""
-        puzzle = self._live_puzzle(day, variant)
+        puzzle = self._live_puzzle(day, variant, starting=True)
         identity = None if player is None else players.identify(
             self.store, player, player_token, max_length=self.settings.max_player_length,
             now="", register=False)
         now = self.clock()
         if now.date().isoformat() != puzzle["date"]:  # midnight passed since it was checked
-            self._refuse_closed(datetime.date.fromisoformat(puzzle["date"]), puzzle["id"], None)
+            self._refuse_closed(datetime.date.fromisoformat(puzzle["date"]), puzzle["id"], None,
+                                starting=True)
         # the random part keeps two games started in the same millisecond apart (hints are
         # recorded by token)
         payload = {"p": puzzle["id"], "t": int(now.timestamp() * 1000),

@@ -393,7 +393,9 @@ def test_a_game_started_before_midnight_is_taken_for_an_hour_after_it(
         assert ("until 2026-12-01T01:00:00Z it takes the submission of a game started on it, "
                 "with its start token") in detail
         assert ("the start token sent is not one of its games'" in detail) == bool(refused)
-    problem(client.post(f"{url}/start"), 409)
+    started = problem(client.post(f"{url}/start"), 409)["detail"]
+    assert "a game can be started on today's puzzle only; a game started on it before " in (
+        started)
     taken = client.post(f"{url}/submissions", json={"player": "Ann", "moves": [],
                                                     "token": token})
     assert taken.status_code == 201 and taken.get_json()["elapsed_seconds"] == 40 * 60
