@@ -5,8 +5,9 @@ by the store's upgrade of old databases, so the two cannot disagree:
 
 * A name is 1 to ``GAPGRID_MAX_PLAYER_LENGTH`` characters (32) of letters and
   digits of any script (with their combining marks), spaces, ``_``, ``.`` and
-  ``-``, starting **and ending** with a letter or a digit. So invisible and
-  format characters (zero-width spaces, direction marks: Unicode categories
+  ``-``, starting **and ending** with a letter or a digit (its combining marks
+  after it: ``सीता`` ends in a vowel sign, which belongs to its last letter).
+  So invisible and format characters (zero-width spaces, direction marks: Unicode categories
   Cf, Cc, Co, Cs, Cn), symbols and other punctuation are refused, and so is
   trailing punctuation: ``Ann Lee.`` is refused rather than being a look-alike
   of ``Ann Lee`` (issue 15 allowed either rule; refusing keeps every accepted
@@ -72,7 +73,10 @@ def name_problem(name: str, max_length: int) -> str | None:
                     f"spaces, '_', '.' or '-'")
     if unicodedata.category(first)[0] not in "LN":
         return f"starts with {first!r}: a name starts with a letter or a digit"
-    if unicodedata.category(last)[0] not in "LN":
-        return (f"ends with {last!r}: a name ends with a letter or a digit (so 'Ann Lee.' "
+    # the last letter's combining marks (an Indic vowel sign, an accent) belong to it
+    base = next((character for character in reversed(normal)
+                 if unicodedata.category(character)[0] != "M"), first)
+    if unicodedata.category(base)[0] not in "LN":
+        return (f"ends with {base!r}: a name ends with a letter or a digit (so 'Ann Lee.' "
                 f"cannot pass for 'Ann Lee')")
     return None

@@ -46,6 +46,7 @@ def test_names_equal_after_nfkc_case_folding_and_spaces_are_one_player() -> None
     ("Ann Lee-", "ends with '-'"),
     ("_Ann", "starts with '_'"),
     ("Ann!", "has '!'"),
+    ("Ann.\u0301", "ends with '.'"),  # a mark does not make the full stop a letter
 ])
 def test_invisible_characters_and_trailing_punctuation_are_refused(name: str,
                                                                    reason: str) -> None:
@@ -54,9 +55,12 @@ def test_invisible_characters_and_trailing_punctuation_are_refused(name: str,
     assert problem is not None and reason in problem
 
 
-@pytest.mark.parametrize("name", ["Zoë", "李小龍", "Ann Lee", "O.K. Go", "x_y-z", "Ｂob", "7"])
+@pytest.mark.parametrize("name", ["Zoë", "李小龍", "Ann Lee", "O.K. Go", "x_y-z", "Ｂob", "7",
+                                  "सीता", "கீதா", "प्रिया", "Zoe\u0308"])
 def test_names_of_any_script_are_accepted(name: str) -> None:
-    """Letters and digits of any script, and '_', '.', '-' and spaces inside."""
+    """Letters and digits of any script, and '_', '.', '-' and spaces inside; a name may
+    end in its last letter's combining marks (Hindi and Tamil names ending in a vowel sign
+    were refused as 'ends with ா')."""
     assert name_problem(name, 32) is None
 
 
