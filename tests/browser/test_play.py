@@ -144,6 +144,11 @@ def test_a_whole_puzzle_is_won_by_clicks_submitted_and_ranked(page: Page, served
     assert f"won in {served.card_moves} moves" in share
     assert not re.search(r"\b(10|[2-9AJQK])[♣♠♥♦]", share), "the share text shows cards"
 
+    # the clock runs on until the submission, which is the time the server ranks
+    expect(page.locator("#summary-figures")).to_contain_text("Time (runs until you submit)")
+    shown = page.locator("#time").inner_text()
+    page.wait_for_timeout(2200)
+    assert page.locator("#time").inner_text() != shown, "the clock stopped at the last move"
     page.fill("#player", "Ada Browser")
     page.click('[data-action="submit"]')
     expect(page.locator("#submit-result")).to_contain_text("rank 1")
@@ -154,6 +159,10 @@ def test_a_whole_puzzle_is_won_by_clicks_submitted_and_ranked(page: Page, served
     assert entry["won"]
     assert entry["moves"] in (served.card_moves, len(served.line))  # actions, once issue 11
     assert entry["seconds"] is not None, "the start token did not time the game"
+    ranked = entry["seconds"]
+    ranked_text = f"{int(ranked) // 60}:{int(ranked) % 60:02d}"
+    expect(page.locator("#time")).to_have_text(ranked_text)  # and it stays so
+    expect(page.locator('#summary-figures [data-figure="time"]')).to_have_text(ranked_text)
 
 
 def _play_one_move_and_submit(page: Page, served: Served, slug: str, name: str) -> None:
@@ -523,7 +532,8 @@ def test_todays_page_points_to_yesterdays_game_while_it_can_be_submitted(
     page.clock.set_fixed_time(midnight + datetime.timedelta(minutes=30))
     open_puzzle(page, WIN_VARIANT)
     link = page.locator(f'#days a[href$="/{yesterday}"]')
-    expect(link).to_contain_text(f"can still be submitted until {puzzle['solution_opens_at']}")
+    opens = puzzle["solution_opens_at"][11:16]
+    expect(link).to_contain_text(f"can still be submitted until {opens} UTC")
     page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
     open_puzzle(page, WIN_VARIANT)
     expect(page.locator(f'#days a[href$="/{yesterday}"]')).to_have_text(f"← {yesterday}")
@@ -626,3 +636,111 @@ def test_fields_and_routes_still_to_come_are_used_when_present(page: Page, serve
     open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
     page.click('[data-action="solution"]')
     expect(page.locator(".solution-line li")).to_have_count(2)
+
+
+def test_a_saved_game_the_server_cannot_read_starts_again_from_the_deal(
+        browser: Browser, served: Served) -> None:
+    """A saved game whose actions the API will not read at all (422: a number among them)
+    leaves the page playable from the deal, saying so, and the bad save is replaced; it
+    stayed empty with an uncaught error, saying the game was restored, at every reload."""
+    page, watch = watched_page(browser, served)
+    try:
+        open_puzzle(page, WIN_VARIANT)
+        key = f"gapgrid:game:{served.puzzle['id']}"
+        page.evaluate("([key, moves]) => localStorage.setItem(key, JSON.stringify("
+                      "{version: 1, moves}))", [key, [served.line[0], "undo", 7]])
+        page.reload()
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("could not be read")
+        expect(page.locator("#moves")).to_have_text("0")
+        assert board_cells(page) == flat(served.puzzle["rows"])
+        saved = page.evaluate("key => JSON.parse(localStorage.getItem(key)).moves", key)
+        assert saved == []
+        click_move(page, served.line[0])
+        settle(page)
+        expect(page.locator("#moves")).to_have_text(str(card_moves(served.line[:1])))
+    finally:
+        page.context.close()
+    # the one refused request is the browser's own console line; nothing else went wrong
+    assert [problem for problem in watch.problems if "status of 422" not in problem] == []
+
+
+def test_a_key_pressed_while_the_saved_game_is_replayed_waits_for_it(
+        page: Page, served: Served) -> None:
+    """On a slow connection, a key pressed while a saved game is being replayed neither
+    starts a game of its own nor overwrites the save (a redeal pressed then made the save
+    ['redeal'], both saved moves lost)."""
+    line = served.line[:2]
+    open_puzzle(page, WIN_VARIANT)
+    for move in line:
+        click_move(page, move)
+    settle(page)
+    slowed: list[str] = []
+
+    def slow(route: Any) -> None:  # every position asked for comes a second late
+        slowed.append(route.request.url)
+        page.wait_for_timeout(1000)
+        route.continue_()
+
+    page.route("**/v1/moves", slow)
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_timeout(300)
+    page.keyboard.press("r")
+    settle(page)
+    page.unroute("**/v1/moves")
+    expect(page.locator("#moves")).to_have_text(str(card_moves(line)))
+    expect(page.locator("#message")).to_contain_text("restored")
+    key = f"gapgrid:game:{served.puzzle['id']}"
+    assert page.evaluate("key => JSON.parse(localStorage.getItem(key)).moves", key) == line
+    assert slowed, "the replay was not slowed: the test proved nothing"
+
+
+def test_a_hint_before_the_first_move_is_recorded(page: Page, served: Served) -> None:
+    """A hint asked before any move gets the game its start token first, so the server
+    records it and the submission is assisted, as the page says (it said assisted while
+    the server, which had no token to record the hint by, did not)."""
+    if not has_route(served, "POST", "/v1/hint"):
+        pytest.skip("POST /v1/hint is not served")
+    slug = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
+    puzzle = puzzle_of(served, slug)
+    open_puzzle(page, slug)
+    page.keyboard.press("h")
+    settle(page)
+    expect(page.locator("#message")).to_contain_text("Hint")
+    click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
+    settle(page)
+    page.click('[data-action="finish"]')
+    page.fill("#player", "Hinted First")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Hinted First")
+    status, board = served.api("GET", f"/v1/puzzles/{served.today}/{slug}/leaderboard")
+    assert status == 200
+    entry = next(entry for entry in board["entries"] if entry["player"] == "Hinted First")
+    assert entry["assisted"] is True
+
+
+def test_today_s_puzzle_is_today_s_whatever_the_device_s_clock(page: Page,
+                                                                served: Served) -> None:
+    """With the device's clock five minutes short of the server's day (a slow phone at
+    midnight, a wrong zone), the daily page is still today's: timed, and its game can be
+    ended and submitted (it was shown as a past day's: untimed, with no submission)."""
+    midnight = datetime.datetime.fromisoformat(f"{served.today}T00:00:00+00:00")
+    page.clock.set_fixed_time(midnight - datetime.timedelta(minutes=5))
+    open_puzzle(page, WIN_VARIANT)
+    expect(page.locator("#subtitle")).to_contain_text(f"Today's puzzle of {served.today}")
+    click_move(page, served.line[0])
+    settle(page)
+    expect(page.locator('[data-action="finish"]')).to_be_visible()
+
+
+def test_a_held_redeal_key_redeals_once(page: Page, served: Served) -> None:
+    """Holding r (the key repeats) makes one redeal of Red Moon's two, not one for each
+    repeat (it spent every redeal left)."""
+    open_puzzle(page, "red-moon")
+    before = page.locator("#redeals-left").inner_text()
+    page.keyboard.down("r")
+    page.keyboard.down("r")  # a repeat: Playwright marks a key pressed again as one
+    page.keyboard.down("r")
+    page.keyboard.up("r")
+    settle(page)
+    assert int(page.locator("#redeals-left").inner_text()) == int(before) - 1

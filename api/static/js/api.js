@@ -52,8 +52,10 @@ export const enc = encodeURIComponent;
 let capabilitiesPromise = null;
 
 /**
- * What this server offers, read once from its OpenAPI document: a Set of
- * "METHOD /v1/path/{param}" strings.
+ * What this server offers, read from its OpenAPI document once it has been read: a Set
+ * of "METHOD /v1/path/{param}" strings. While it cannot be read (a 429, a 503, no
+ * network), an empty Set marked `unknown`, and the next call asks again: one failed
+ * read once turned hints off for the whole visit.
  */
 export function capabilities() {
   if (!capabilitiesPromise) {
@@ -65,7 +67,12 @@ export function capabilities() {
         }
         return found;
       },
-      () => new Set(), // no description: use only what every version has
+      () => {
+        capabilitiesPromise = null; // asked again next time
+        const unknown = new Set(); // meanwhile, only what every version has
+        unknown.unknown = true;
+        return unknown;
+      },
     );
   }
   return capabilitiesPromise;

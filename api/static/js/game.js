@@ -7,7 +7,7 @@
 // are sent whole each time, undos included, exactly as a submission will
 // send them, so what the page shows is what the server will score.
 
-import { capabilities, postJSON } from "./api.js";
+import { ApiError, capabilities, postJSON } from "./api.js";
 
 const STORE_PREFIX = "gapgrid:game:";
 const STORE_VERSION = 1;
@@ -133,9 +133,22 @@ export class Game {
     return this.position.legal.filter((move) => move.target === gap).map((move) => move.source);
   }
 
-  /** Replay `moves` from the deal; keep the longest legal prefix. Returns the refusal, if any. */
+  /**
+   * Replay `moves` from the deal; keep the longest legal prefix. Returns the refusal, if
+   * any: `unreadable` when the server would not read the actions at all (a damaged or
+   * edited save: not actions, or more than a game may have), and the game starts from
+   * the deal (it stayed empty, and the page stuck, for good).
+   */
   async load(moves) {
-    const position = await this.positionAfter(moves);
+    let position;
+    try {
+      position = await this.positionAfter(moves);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 422) throw error;
+      this.moves = [];
+      this.position = await this.positionAfter([]);
+      return { unreadable: true, reason: error.message };
+    }
     if (position.ok) {
       this.moves = [...moves];
       this.position = position;

@@ -11,8 +11,10 @@ import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
 import { cardMoves, effectiveActions, Game, saved } from "./game.js";
 
 // The server's rule (api/names.py), checked on the NFKC form: letters and digits of any
-// script, spaces, _ . - inside, a letter or digit at both ends, nothing invisible.
-const PLAYER_NAME = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\p{Zs}_.-]*[\p{L}\p{N}])?$/u;
+// script, spaces, _ . - inside, a letter or digit at both ends (the last one's combining
+// marks after it: सीता ends in a vowel sign), nothing invisible.
+const PLAYER_NAME = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\p{Zs}_.-]*[\p{L}\p{N}])?\p{M}*$/u;
+const PLAYER_LENGTH = 32; // characters, as the server counts them (not UTF-16 units)
 
 /** One player's spellings share this (the server folds case fully; close enough here). */
 function playerKey(name) {
@@ -83,28 +85,39 @@ class PlayPage {
       ]);
       this.variant = variant;
       this.puzzle = puzzle;
+      // The daily puzzle is today's by the server's clock, whatever this device's says (a
+      // phone a few minutes slow at midnight, or set to the wrong zone, showed it as a past
+      // day's: untimed, no submission). A dated page goes by this device's clock.
+      this.live = !this.requestedDate || this.puzzle.date === todayUTC();
     } catch (error) {
-      $("title").textContent = "This puzzle cannot be shown";
-      this.say(problemText(error), "error");
-      $("board").dataset.state = "error";
-      $("board").removeAttribute("aria-busy");
-      $("leaderboard-panel").hidden = true;
+      this.cannotShow(error);
       return;
     }
-    this.live = this.puzzle.date === todayUTC();
     this.game = new Game(this.puzzle, this.variant);
     await this.game.init();
     this.stored = saved.load(this.puzzle.id) || { moves: [] };
+    if (this.stored.startedAt !== undefined && !Number.isFinite(this.stored.startedAt)) {
+      delete this.stored.startedAt; // a damaged save: untimed, rather than NaN:NaN
+    }
     // A game started on its day (its start token kept) may still be submitted after
     // midnight: the server takes it, with the token, until the solution opens.
     this.submittable = this.live || (Boolean(this.stored.token) && Date.now()
       < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
     this.drawHeading();
+    // The saved game first, then the board and the controls: a key pressed while it was
+    // being replayed (a slow connection) made a game of its own and overwrote the save.
+    const refused = await this.guard(() => this.game.load(this.stored.moves));
+    if (!this.game.position) { // the server could not replay anything: the save is kept
+      this.cannotShow(null);
+      return;
+    }
     this.board = new BoardView($("board"), this.variant, (slot) => this.enqueue(() =>
       this.activate(slot)));
     this.wireControls();
-    const refused = await this.guard(() => this.game.load(this.stored.moves));
-    if (refused) {
+    if (refused?.unreadable) {
+      this.say(`Your saved game could not be read (${refused.reason}): the game starts `
+        + "again from the deal.", "error");
+    } else if (refused) {
       this.say(`Your saved game was cut back to its first ${this.game.moves.length} actions: `
         + `the server refused ${refused.move} (${refused.reason}).`, "error");
     } else if (this.stored.moves.length) {
@@ -119,6 +132,21 @@ class PlayPage {
     this.drawSolution();
   }
 
+  /** The page when the puzzle cannot be shown: why (`error`, or what the guard said), and
+   * for a busy server (503) a way to try again. */
+  cannotShow(error) {
+    $("title").textContent = "This puzzle cannot be shown";
+    if (error) this.say(problemText(error), "error");
+    $("board").dataset.state = "error";
+    $("board").removeAttribute("aria-busy");
+    $("leaderboard-panel").hidden = true;
+    if (!error || error.status === 503 || error.status === 429 || error.status === 0) {
+      const again = element("button", { type: "button", class: "again" }, "Try again");
+      again.addEventListener("click", () => location.reload());
+      $("message").append(" ", again);
+    }
+  }
+
   /** A game started yesterday and not submitted may still be, in the first hour of today:
    * the link to yesterday's page says so while the server takes it. */
   async pointToLateGame(previous, link) {
@@ -130,7 +158,7 @@ class PlayPage {
     }
     if (Date.now() < Date.parse(puzzle.solution_opens_at)) {
       link.textContent = `← ${previous}: your game there can still be submitted until `
-        + `${puzzle.solution_opens_at}`;
+        + `${puzzle.solution_opens_at.slice(11, 16)} UTC`;
     }
   }
 
@@ -195,6 +223,8 @@ class PlayPage {
       const key = event.key.toLowerCase();
       if (key in shortcuts) {
         event.preventDefault();
+        // a held key repeats: held r spent every redeal; u may repeat, to undo a stretch
+        if (event.repeat && key !== "u") return;
         this.enqueue(shortcuts[key]);
       } else if (event.key === "Escape" && this.selection) {
         this.selection = null;
@@ -317,6 +347,7 @@ class PlayPage {
     this.hint = null;
     this.hintRedeal = false;
     this.last = slots;
+    this.endedByPlayer = false; // played on after "End game": its summary would go stale
     this.keep();
     if (this.live && !this.stored.token) this.requestToken();
   }
@@ -354,13 +385,21 @@ class PlayPage {
   }
 
   async askHint() {
+    if (this.caps.unknown) this.caps = await capabilities(); // the first read failed
     if (!this.caps.has("POST /v1/hint")) {
-      this.say("Hints are not available on this server yet.");
+      this.say(this.caps.unknown ? "The server's list of what it offers could not be read: "
+        + "try the hint again in a moment." : "Hints are not available on this server yet.");
       return;
     }
     if (this.game.over) {
       this.say("The game is over: no hint can help now.");
       return;
+    }
+    // A hint counts against the game only through its start token: one asked before the
+    // first move went unrecorded while the page called the game assisted.
+    if (this.live && !this.stored.token) {
+      this.requestToken();
+      await this.tokenRequest;
     }
     const body = { ...this.game.request(this.game.moves) };
     if (this.stored.token) body.token = this.stored.token;
@@ -414,8 +453,18 @@ class PlayPage {
     return (Date.now() - this.stored.startedAt) / 1000;
   }
 
+  /** Whether the clock runs on after the game ends: the server times a game from its
+   * start token to its submission, so until then the time shown is the one ranked (it
+   * stopped at the last move, and the ranked time came out longer). */
+  get timedUntilSubmitted() {
+    return Boolean(this.submittable && this.stored.token && !this.stored.submittedAs);
+  }
+
   tick() {
-    $("time").textContent = clock(this.elapsed());
+    const shown = clock(this.elapsed());
+    $("time").textContent = shown;
+    const figure = document.querySelector('#summary-figures [data-figure="time"]');
+    if (figure && this.stored.startedAt) figure.textContent = shown;
   }
 
   // -- drawing ----------------------------------------------------------------------
@@ -423,9 +472,11 @@ class PlayPage {
   keep() {
     if (!this.puzzle) return;
     this.stored.moves = this.game.moves;
-    if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt) {
+    if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt
+        && !this.timedUntilSubmitted) {
       this.stored.finishedSeconds = this.elapsed();
-    } else if (!this.game.over && this.stored.finishedSeconds !== undefined) {
+    } else if (!this.game.over && this.stored.finishedSeconds !== undefined
+        && !this.stored.submittedAs) {
       delete this.stored.finishedSeconds; // undone back into play: the clock runs again
     }
     saved.save(this.puzzle.id, this.stored);
@@ -465,7 +516,8 @@ class PlayPage {
     // while redeals remain, even when this moment does not allow one.
     action("redeal").disabled = position.won || left === 0 || this.variant.redeals === 0;
     action("redeal").classList.toggle("hinted", this.hintRedeal === true);
-    action("hint").disabled = position.won || !this.caps.has("POST /v1/hint");
+    action("hint").disabled = position.won
+      || (!this.caps.unknown && !this.caps.has("POST /v1/hint"));
     const over = this.game.over;
     action("finish").hidden = over || !this.submittable
       || effectiveActions(this.game.moves).length === 0;
@@ -503,7 +555,8 @@ class PlayPage {
     const figures = [
       ["Result", won ? "won" : `${this.cardsInSequence()} cards in sequence`],
       ["Moves", String(cardMoves(this.game.moves))],
-      ["Time", this.stored.startedAt ? clock(this.elapsed()) : "not timed"],
+      [this.timedUntilSubmitted ? "Time (runs until you submit)" : "Time",
+        this.stored.startedAt ? clock(this.elapsed()) : "not timed"],
       ["Par", Number.isInteger(this.puzzle.par) ? String(this.puzzle.par) : "not available yet"],
     ];
     if (this.stored.assisted) figures.push(["Hints", "used (assisted)"]);
@@ -520,8 +573,10 @@ class PlayPage {
 
   drawFigures(figures) {
     $("summary-figures").replaceChildren(...figures.map(([term, value]) =>
-      element("div", {}, element("dt", {}, term), element("dd", !value.startsWith("not ") ? {}
-        : { class: "absent" }, value))));
+      element("div", {}, element("dt", {}, term), element("dd", {
+        ...(value.startsWith("not ") ? { class: "absent" } : {}),
+        ...(term.startsWith("Time") ? { "data-figure": "time" } : {}),
+      }, value))));
   }
 
   hideEnd() {
@@ -569,7 +624,7 @@ class PlayPage {
   async submit() {
     const player = $("player").value.trim();
     const result = $("submit-result");
-    if (!PLAYER_NAME.test(player.normalize("NFKC")) || player.length > 32) {
+    if (!PLAYER_NAME.test(player.normalize("NFKC")) || [...player].length > PLAYER_LENGTH) {
       result.textContent = "Choose a name of 1 to 32 letters, digits, spaces, _ . or -, "
         + "starting and ending with a letter or digit.";
       result.dataset.kind = "error";
@@ -595,7 +650,12 @@ class PlayPage {
         return;
       }
       this.stored.submittedAs = answer.player;
+      if (Number.isFinite(answer.elapsed_seconds)) {
+        this.stored.finishedSeconds = answer.elapsed_seconds; // the time ranked, from now on
+      }
       this.keep();
+      this.summaryFor = null; // its time is the ranked one now
+      if (!$("summary").hidden) this.showEnd(false);
       const time = answer.elapsed_seconds === null || answer.elapsed_seconds === undefined ? ""
         : `, in ${clock(answer.elapsed_seconds)}`;
       result.textContent = `Stored for ${answer.player}${time}: rank ${answer.rank} of `
@@ -682,11 +742,14 @@ class PlayPage {
         const answer = await getJSON(url);
         const line = answer.moves || answer.line || answer.solution
           || Object.values(answer).find((value) => Array.isArray(value)) || [];
+        const heading = element("p", { tabindex: "-1" },
+          `A winning line of ${line.length} actions:`);
         holder.replaceChildren(
-          element("p", {}, `A winning line of ${line.length} actions:`),
+          heading,
           element("ol", { class: "solution-line" }, ...line.map((move) =>
             element("li", {}, element("code", {}, move)))),
           element("p", { class: "small" }, element("a", { href: url }, "The solution as JSON")));
+        heading.focus(); // the button it replaced had the focus: keep it in the panel
       } catch (error) {
         holder.replaceChildren(element("p", { class: "muted" }, problemText(error)));
       }
