@@ -744,3 +744,26 @@ def test_a_held_redeal_key_redeals_once(page: Page, served: Served) -> None:
     page.keyboard.up("r")
     settle(page)
     assert int(page.locator("#redeals-left").inner_text()) == int(before) - 1
+
+
+def test_played_on_after_end_game_and_a_name_ending_in_a_vowel_sign(page: Page,
+                                                                     served: Served) -> None:
+    """A move after "End game" closes the summary (it stayed, with the move count of the
+    moment it was opened, while Submit sent every move); a Hindi name ending in a vowel
+    sign is taken by the page and the server (both refused it)."""
+    slug = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
+    puzzle = puzzle_of(served, slug)
+    open_puzzle(page, slug)
+    first = str(state_of(puzzle, []).legal_moves()[0])
+    click_move(page, first)
+    settle(page)
+    page.click('[data-action="finish"]')
+    expect(page.locator("#summary")).to_be_visible()
+    click_move(page, str(state_of(puzzle, [first]).legal_moves()[0]))
+    settle(page)
+    expect(page.locator("#summary")).to_be_hidden()
+    page.click('[data-action="finish"]')
+    expect(page.locator("#summary-figures")).to_contain_text("Moves2")
+    page.fill("#player", "सीता")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Stored for सीता")
