@@ -767,3 +767,28 @@ def test_played_on_after_end_game_and_a_name_ending_in_a_vowel_sign(page: Page,
     page.fill("#player", "सीता")
     page.click('[data-action="submit"]')
     expect(page.locator("#submit-result")).to_contain_text("Stored for सीता")
+
+
+def test_a_game_changed_in_another_tab_is_not_overwritten(page: Page, served: Served) -> None:
+    """Two tabs on one puzzle share its saved game: once the second plays, the first says
+    so and neither plays nor saves any more (they overwrote each other's moves, silently);
+    reloaded, it goes on with the second tab's game."""
+    open_puzzle(page, WIN_VARIANT)
+    click_move(page, served.line[0])
+    settle(page)
+    other = page.context.new_page()
+    try:
+        open_puzzle(other, WIN_VARIANT)
+        click_move(other, served.line[1])
+        settle(other)
+        expect(page.locator("#message")).to_contain_text("changed in another tab")
+        page.keyboard.press("u")
+        expect(page.locator("#moves")).to_have_text("1")
+        key = f"gapgrid:game:{served.puzzle['id']}"
+        assert page.evaluate("key => JSON.parse(localStorage.getItem(key)).moves",
+                             key) == served.line[:2]
+        page.reload()
+        settle(page)
+        expect(page.locator("#moves")).to_have_text(str(card_moves(served.line[:2])))
+    finally:
+        other.close()

@@ -30,6 +30,11 @@ export const saved = {
       // Private mode or a full storage: the game still plays, it just won't survive a reload.
     }
   },
+  /** Whether a `storage` event (another tab's write) is about the saved game of
+   * `puzzleId`. */
+  concerns(event, puzzleId) {
+    return event.key === STORE_PREFIX + puzzleId || event.key === null; // null: all cleared
+  },
   forget(puzzleId) {
     try {
       localStorage.removeItem(STORE_PREFIX + puzzleId);

@@ -24,11 +24,19 @@ function playerKey(name) {
 
 /** Player tokens, one per name, kept in this browser: the server gives each only once. */
 const playerTokens = {
-  get: (name) => saved.get(`player-token:${playerKey(name)}`),
+  // a token that could not be a header (a damaged or edited store) is not sent: fetch
+  // refused it, and the page said the server could not be reached
+  get: (name) => {
+    const token = saved.get(`player-token:${playerKey(name)}`);
+    return token && /^[\x21-\x7e]+$/.test(token) ? token : null;
+  },
   set: (name, token) => saved.set(`player-token:${playerKey(name)}`, token),
 };
 
 const $ = (id) => document.getElementById(id);
+
+const CHANGED_ELSEWHERE = "This game was changed in another tab or window: reload this page "
+  + "to go on from there (nothing more is played or saved here).";
 const action = (name) => document.querySelector(`[data-action="${name}"]`);
 
 /** "3:07", or "1:02:03" past the hour. */
@@ -57,7 +65,14 @@ function shiftDate(date, days) {
 }
 
 function problemText(error) {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError) {
+    const first = error.problem?.errors?.[0];
+    if (first?.pointer === "#/moves" && /more than/.test(first.detail || "")) {
+      return `this game has as many actions as one game may have here (${first.detail.replace(
+        /^.*more than /, "")}): undo to try another way, or submit it as it is`;
+    }
+    return error.message;
+  }
   return `something went wrong: ${error.message}`;
 }
 
@@ -114,6 +129,7 @@ class PlayPage {
     this.board = new BoardView($("board"), this.variant, (slot) => this.enqueue(() =>
       this.activate(slot)));
     this.wireControls();
+    this.watchOtherTabs();
     if (refused?.unreadable) {
       this.say(`Your saved game could not be read (${refused.reason}): the game starts `
         + "again from the deal.", "error");
@@ -204,6 +220,17 @@ class PlayPage {
     }
   }
 
+  /** Another tab (or window) playing the same puzzle writes the same saved game: the two
+   * overwrote each other's moves, silently. Once it does, this one stops saving and
+   * playing, and says to reload, which takes up the other's game. */
+  watchOtherTabs() {
+    window.addEventListener("storage", (event) => {
+      if (!saved.concerns(event, this.puzzle.id) || this.changedElsewhere) return;
+      this.changedElsewhere = true;
+      this.say(CHANGED_ELSEWHERE, "error");
+    });
+  }
+
   wireControls() {
     action("undo").addEventListener("click", () => this.enqueue(() => this.undo()));
     action("redeal").addEventListener("click", () => this.enqueue(() => this.redeal()));
@@ -236,8 +263,13 @@ class PlayPage {
 
   // -- the queue ----------------------------------------------------------------------
 
-  /** Run `task` after every task before it; the board says it is busy meanwhile. */
+  /** Run `task` after every task before it; the board says it is busy meanwhile. Once
+   * another tab has changed this game, nothing more is played here (see `watchOtherTabs`). */
   enqueue(task) {
+    if (this.changedElsewhere) {
+      this.say(CHANGED_ELSEWHERE, "error");
+      return this.queue;
+    }
     this.pending += 1;
     $("board").setAttribute("aria-busy", "true");
     this.queue = this.queue.then(() => this.guard(task)).finally(() => {
@@ -470,7 +502,7 @@ class PlayPage {
   // -- drawing ----------------------------------------------------------------------
 
   keep() {
-    if (!this.puzzle) return;
+    if (!this.puzzle || this.changedElsewhere) return;
     this.stored.moves = this.game.moves;
     if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt
         && !this.timedUntilSubmitted) {
