@@ -31,9 +31,9 @@ export const saved = {
     }
   },
   /** Whether a `storage` event (another tab's write) is about the saved game of
-   * `puzzleId`. */
+   * `puzzleId` (a storage cleared as a whole, `key` null, is not: nothing took its place). */
   concerns(event, puzzleId) {
-    return event.key === STORE_PREFIX + puzzleId || event.key === null; // null: all cleared
+    return event.key === STORE_PREFIX + puzzleId;
   },
   forget(puzzleId) {
     try {
@@ -83,9 +83,10 @@ export class Game {
     this.hasMoves = false;
   }
 
-  async init() {
-    const caps = await capabilities();
-    this.hasMoves = caps.has("POST /v1/moves");
+  /** Whether the server lists legal moves, by its capabilities (`caps`: the page's, so
+   * that one failed read is not asked twice; else read here). */
+  async init(caps) {
+    this.hasMoves = (caps ?? await capabilities()).has("POST /v1/moves");
   }
 
   request(moves) {

@@ -67,9 +67,10 @@ function shiftDate(date, days) {
 function problemText(error) {
   if (error instanceof ApiError) {
     const first = error.problem?.errors?.[0];
-    if (first?.pointer === "#/moves" && /more than/.test(first.detail || "")) {
-      return `this game has as many actions as one game may have here (${first.detail.replace(
-        /^.*more than /, "")}): undo to try another way, or submit it as it is`;
+    const most = first?.pointer === "#/moves" && /more than ([\d,]+)/.exec(first.detail || "");
+    if (most) {
+      return `This game has reached the most actions one game may have here (${most[1]}, `
+        + "undos included): no more can be played in it.";
     }
     return error.message;
   }
@@ -109,10 +110,14 @@ class PlayPage {
       return;
     }
     this.game = new Game(this.puzzle, this.variant);
-    await this.game.init();
+    await this.game.init(this.caps);
     this.stored = saved.load(this.puzzle.id) || { moves: [] };
-    if (this.stored.startedAt !== undefined && !Number.isFinite(this.stored.startedAt)) {
-      delete this.stored.startedAt; // a damaged save: untimed, rather than NaN:NaN
+    // from now on: another tab writing while this one replays its save was overwritten
+    this.watchOtherTabs();
+    for (const field of ["startedAt", "finishedSeconds"]) { // a damaged save: not NaN:NaN
+      if (this.stored[field] !== undefined && !Number.isFinite(this.stored[field])) {
+        delete this.stored[field];
+      }
     }
     // A game started on its day (its start token kept) may still be submitted after
     // midnight: the server takes it, with the token, until the solution opens.
@@ -129,7 +134,6 @@ class PlayPage {
     this.board = new BoardView($("board"), this.variant, (slot) => this.enqueue(() =>
       this.activate(slot)));
     this.wireControls();
-    this.watchOtherTabs();
     if (refused?.unreadable) {
       this.say(`Your saved game could not be read (${refused.reason}): the game starts `
         + "again from the deal.", "error");
@@ -214,10 +218,7 @@ class PlayPage {
     if (!this.live) {
       days.append(element("a", { href: `/play/${enc(this.slug)}` }, "Today →"));
     }
-    if (!this.caps.has("POST /v1/hint")) {
-      action("hint").title = "Hints are not available on this server yet";
-      $("hint-note").textContent = "(not available yet)";
-    }
+    this.drawHintNote();
   }
 
   /** Another tab (or window) playing the same puzzle writes the same saved game: the two
@@ -225,9 +226,14 @@ class PlayPage {
    * playing, and says to reload, which takes up the other's game. */
   watchOtherTabs() {
     window.addEventListener("storage", (event) => {
+      if (event.key === null) { // the storage cleared in another tab: keep this game
+        if (this.game?.position) this.keep();
+        return;
+      }
       if (!saved.concerns(event, this.puzzle.id) || this.changedElsewhere) return;
       this.changedElsewhere = true;
       this.say(CHANGED_ELSEWHERE, "error");
+      $("submit-panel").hidden = true;
     });
   }
 
@@ -272,7 +278,9 @@ class PlayPage {
     }
     this.pending += 1;
     $("board").setAttribute("aria-busy", "true");
-    this.queue = this.queue.then(() => this.guard(task)).finally(() => {
+    // checked again when the task's turn comes: the other tab may have written meanwhile
+    this.queue = this.queue.then(() => (this.changedElsewhere ? null : this.guard(task)))
+      .finally(() => {
       this.pending -= 1;
       if (this.pending === 0) $("board").removeAttribute("aria-busy");
     });
@@ -416,8 +424,25 @@ class PlayPage {
     this.update();
   }
 
+  /** The hint button's note: hints not served here, or nothing (unknown: they may be). */
+  drawHintNote() {
+    const absent = !this.caps.unknown && !this.caps.has("POST /v1/hint");
+    action("hint").title = absent ? "Hints are not available on this server yet" : "";
+    $("hint-note").textContent = absent ? "(not available yet)" : "";
+  }
+
+  /** Read the server's capabilities again, the first read having failed; what they decide
+   * is drawn again. */
+  async refreshCapabilities() {
+    this.caps = await capabilities();
+    if (this.caps.unknown) return;
+    this.game.hasMoves = this.caps.has("POST /v1/moves");
+    this.drawHintNote();
+    this.drawSolution();
+  }
+
   async askHint() {
-    if (this.caps.unknown) this.caps = await capabilities(); // the first read failed
+    if (this.caps.unknown) await this.refreshCapabilities(); // the first read failed
     if (!this.caps.has("POST /v1/hint")) {
       this.say(this.caps.unknown ? "The server's list of what it offers could not be read: "
         + "try the hint again in a moment." : "Hints are not available on this server yet.");
@@ -432,6 +457,11 @@ class PlayPage {
     if (this.live && !this.stored.token) {
       this.requestToken();
       await this.tokenRequest;
+      if (!this.stored.token) {
+        this.say("No hint: a hint is recorded with the game's start token, which the server "
+          + "did not give just now. Try again in a moment.", "error");
+        return;
+      }
     }
     const body = { ...this.game.request(this.game.moves) };
     if (this.stored.token) body.token = this.stored.token;
@@ -479,17 +509,21 @@ class PlayPage {
       });
   }
 
+  /** The time shown: running while the game goes on, or while a finished one can still
+   * be submitted (the time ranked); else the time of its last move (a game never
+   * submitted), or, once submitted, the time the server ranked. */
   elapsed() {
-    if (this.stored.finishedSeconds !== undefined) return this.stored.finishedSeconds;
-    if (!this.stored.startedAt) return 0;
-    return (Date.now() - this.stored.startedAt) / 1000;
+    const running = this.stored.startedAt ? (Date.now() - this.stored.startedAt) / 1000 : 0;
+    if (this.timedUntilSubmitted) return running;
+    return this.stored.finishedSeconds ?? running;
   }
 
   /** Whether the clock runs on after the game ends: the server times a game from its
    * start token to its submission, so until then the time shown is the one ranked (it
    * stopped at the last move, and the ranked time came out longer). */
   get timedUntilSubmitted() {
-    return Boolean(this.submittable && this.stored.token && !this.stored.submittedAs);
+    return Boolean(this.submittable && this.stored.token && !this.stored.submittedAs
+      && Date.now() < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
   }
 
   tick() {
@@ -504,9 +538,8 @@ class PlayPage {
   keep() {
     if (!this.puzzle || this.changedElsewhere) return;
     this.stored.moves = this.game.moves;
-    if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt
-        && !this.timedUntilSubmitted) {
-      this.stored.finishedSeconds = this.elapsed();
+    if (this.game.over && this.stored.finishedSeconds === undefined && this.stored.startedAt) {
+      this.stored.finishedSeconds = (Date.now() - this.stored.startedAt) / 1000; // last move
     } else if (!this.game.over && this.stored.finishedSeconds !== undefined
         && !this.stored.submittedAs) {
       delete this.stored.finishedSeconds; // undone back into play: the clock runs again
@@ -515,6 +548,9 @@ class PlayPage {
   }
 
   say(text, kind = "info") {
+    // once another tab has changed the game, that stays said (a move answered later
+    // wrote over it)
+    if (this.changedElsewhere && text !== CHANGED_ELSEWHERE) return;
     const message = $("message");
     message.textContent = text;
     message.dataset.kind = kind;
@@ -658,12 +694,18 @@ class PlayPage {
     const result = $("submit-result");
     if (!PLAYER_NAME.test(player.normalize("NFKC")) || [...player].length > PLAYER_LENGTH) {
       result.textContent = "Choose a name of 1 to 32 letters, digits, spaces, _ . or -, "
-        + "starting and ending with a letter or digit.";
+        + "starting and ending with a letter or digit (its accents or vowel signs included).";
       result.dataset.kind = "error";
       $("player").setAttribute("aria-invalid", "true");
       return;
     }
     $("player").removeAttribute("aria-invalid");
+    if (this.changedElsewhere) {
+      result.textContent = CHANGED_ELSEWHERE;
+      result.dataset.kind = "error";
+      return;
+    }
+    if (this.tokenRequest) await this.tokenRequest; // the game's start token, when on its way
     saved.set("player", player);
     const body = { player, moves: this.game.moves };
     if (this.stored.token) body.token = this.stored.token;
@@ -750,18 +792,20 @@ class PlayPage {
     const route = "GET /v1/puzzles/{date}/{slug}/solution";
     const panel = $("solution-panel");
     const holder = $("solution");
-    if (this.live || Date.now() < Date.parse(this.puzzle.solution_opens_at)) {
-      if (!this.caps.has(route)) return;
+    const served = this.caps.unknown || this.caps.has(route); // unknown: it may well be
+    const opens = this.puzzle.solution_opens_at;
+    if (this.live || Date.now() < Date.parse(opens)) {
+      if (!served) return;
       panel.hidden = false;
       holder.replaceChildren(element("p", { class: "muted" },
-        `The solution opens ${this.puzzle.solution_opens_at
-          ? `at ${this.puzzle.solution_opens_at}, when games started on `
+        `The solution opens ${opens
+          ? `at ${opens.slice(11, 16)} UTC on ${opens.slice(0, 10)}, when games started on `
             + `${this.puzzle.date} can no longer be submitted`
           : `when the day is over (${this.puzzle.ends_at || "midnight UTC"})`}.`));
       return;
     }
     panel.hidden = false;
-    if (!this.caps.has(route)) {
+    if (!served) {
       holder.replaceChildren(element("p", { class: "muted" },
         "Solutions are not available on this server yet."));
       return;
@@ -783,7 +827,9 @@ class PlayPage {
           element("p", { class: "small" }, element("a", { href: url }, "The solution as JSON")));
         heading.focus(); // the button it replaced had the focus: keep it in the panel
       } catch (error) {
-        holder.replaceChildren(element("p", { class: "muted" }, problemText(error)));
+        const said = element("p", { class: "muted", tabindex: "-1" }, problemText(error));
+        holder.replaceChildren(said);
+        said.focus();
       }
     });
     holder.replaceChildren(button, " ", element("a", { href: url, class: "small" },
