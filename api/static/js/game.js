@@ -7,7 +7,7 @@
 // are sent whole each time, undos included, exactly as a submission will
 // send them, so what the page shows is what the server will score.
 
-import { ApiError, capabilities, postJSON } from "./api.js";
+import { ApiError, postJSON } from "./api.js";
 
 const STORE_PREFIX = "gapgrid:game:";
 const STORE_VERSION = 1;
@@ -83,10 +83,10 @@ export class Game {
     this.hasMoves = false;
   }
 
-  /** Whether the server lists legal moves, by its capabilities (`caps`: the page's, so
-   * that one failed read is not asked twice; else read here). */
-  async init(caps) {
-    this.hasMoves = (caps ?? await capabilities()).has("POST /v1/moves");
+  /** Whether the server lists legal moves, by the page's capabilities `caps` (read once
+   * by the page, so that one failed read is not asked twice). */
+  init(caps) {
+    this.hasMoves = caps.has("POST /v1/moves");
   }
 
   request(moves) {

@@ -110,7 +110,7 @@ class PlayPage {
       return;
     }
     this.game = new Game(this.puzzle, this.variant);
-    await this.game.init(this.caps);
+    this.game.init(this.caps);
     this.stored = saved.load(this.puzzle.id) || { moves: [] };
     // from now on: another tab writing while this one replays its save was overwritten
     this.watchOtherTabs();
@@ -700,11 +700,6 @@ class PlayPage {
       return;
     }
     $("player").removeAttribute("aria-invalid");
-    if (this.changedElsewhere) {
-      result.textContent = CHANGED_ELSEWHERE;
-      result.dataset.kind = "error";
-      return;
-    }
     if (this.tokenRequest) await this.tokenRequest; // the game's start token, when on its way
     saved.set("player", player);
     const body = { player, moves: this.game.moves };
