@@ -733,6 +733,35 @@ def test_today_s_puzzle_is_today_s_whatever_the_device_s_clock(page: Page,
     expect(page.locator('[data-action="finish"]')).to_be_visible()
 
 
+def test_a_dated_page_of_today_is_today_s_whatever_the_device_s_clock(
+        page: Page, served: Served) -> None:
+    """The page of today's date (a link shared during the day) goes by the server's day as
+    the daily page does: with the device's clock half a day behind it is timed and can be
+    ended (it went by the device's clock: a past day's puzzle, untimed, no submission)."""
+    midnight = datetime.datetime.fromisoformat(f"{served.today}T00:00:00+00:00")
+    page.clock.set_fixed_time(midnight - datetime.timedelta(hours=12))
+    open_puzzle(page, WIN_VARIANT, served.today)
+    expect(page.locator("#subtitle")).to_contain_text(f"Today's puzzle of {served.today}")
+    click_move(page, served.line[0])
+    settle(page)
+    expect(page.locator('[data-action="finish"]')).to_be_visible()
+
+
+def test_yesterday_s_page_is_not_today_s_on_a_device_a_day_behind(page: Page,
+                                                                   served: Served) -> None:
+    """With the device's clock on yesterday, yesterday's dated page is a past day's, as the
+    server says (it was taken for today's: timed, with a submission the server refuses)."""
+    yesterday = datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1)
+    status, _ = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
+    if status == 404:
+        pytest.skip(f"the server has no puzzle for {yesterday}")
+    page.clock.set_fixed_time(noon(served) - datetime.timedelta(days=1))
+    open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
+    expect(page.locator("#subtitle")).to_contain_text(f"Puzzle of {yesterday}")
+    expect(page.locator("#subtitle")).not_to_contain_text("Today's")
+    expect(page.locator("#submit-panel")).to_be_hidden()
+
+
 def test_a_held_redeal_key_redeals_once(page: Page, served: Served) -> None:
     """Holding r (the key repeats) makes one redeal of Red Moon's two, not one for each
     repeat (it spent every redeal left)."""

@@ -94,17 +94,21 @@ class PlayPage {
   async start() {
     try {
       this.caps = await capabilities();
-      const [variant, puzzle] = await Promise.all([
+      const [variant, puzzle, daily] = await Promise.all([
         getJSON(`/v1/variants/${enc(this.slug)}`),
         getJSON(this.requestedDate ? `/v1/puzzles/${enc(this.requestedDate)}/${enc(this.slug)}`
           : `/v1/daily/${enc(this.slug)}`),
+        // a dated page asks the server which day is today: see `live` below
+        this.requestedDate ? getJSON(`/v1/daily/${enc(this.slug)}`).catch(() => null) : null,
       ]);
       this.variant = variant;
       this.puzzle = puzzle;
-      // The daily puzzle is today's by the server's clock, whatever this device's says (a
+      // Today's puzzle is today's by the server's clock, whatever this device's says (a
       // phone a few minutes slow at midnight, or set to the wrong zone, showed it as a past
-      // day's: untimed, no submission). A dated page goes by this device's clock.
-      this.live = !this.requestedDate || this.puzzle.date === todayUTC();
+      // day's: untimed, no submission); on a dated page too. Only when the server gives no
+      // daily puzzle does this device's clock decide.
+      this.live = !this.requestedDate || (daily ? daily.date === puzzle.date
+        : puzzle.date === todayUTC());
     } catch (error) {
       this.cannotShow(error);
       return;
