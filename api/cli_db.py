@@ -1,9 +1,13 @@
-"""``gapgrid db``: the configured database's schema, and copying another database into it.
+"""``gapgrid db``: the configured database's schema, its pruning, and copying another
+database into it.
 
 ``gapgrid db upgrade`` brings the database to the newest schema revision. A
 server does the same at start (safely when several start at once); this
 command lets an operator do it ahead, for instance before starting several
 servers of a new version, and needs no secret.
+
+``gapgrid db prune`` deletes what no request reads again: the hints and
+start tokens of puzzles that take no more submissions.
 
 ``gapgrid db import SOURCE`` copies every row of another gapgrid database
 into the configured one, which must be empty: the way from the embedded
@@ -115,6 +119,44 @@ def import_command(source: str) -> None:
         reason = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
         raise SetupError(f"cannot copy {what}: {reason}") from None
     click.echo(f"copied {what}")
+
+
+@db_group.command("prune")
+def prune_command() -> None:
+    """Delete the hints and start tokens of the puzzles that take no more submissions
+    (days over, and their late hour too): nothing reads them again, and they would grow
+    with every game played. Puzzles, submissions, leaderboards and players are kept.
+    Safe while servers run; run it daily (cron, a systemd timer), or never, to keep them."""
+    import datetime
+
+    import sqlalchemy.exc
+
+    from gapgrid.api.db import engine
+    from gapgrid.api.services.puzzles import first_open_day
+    from gapgrid.api.store import Store
+
+    try:
+        database = database_from_environment()
+    except ConfigError as error:
+        raise SetupError(str(error)) from None
+    require_database_folder(database)
+    where = engine.describe(database)
+    if isinstance(database, Path) and not database.exists():  # not made by pruning it
+        raise SetupError(f"no database at {database} (GAPGRID_DATABASE): nothing to prune")
+    before = first_open_day(datetime.datetime.now(datetime.UTC)).isoformat()
+    try:
+        store = Store(database)
+        try:
+            pruned = store.prune(before)
+        finally:
+            store.close()
+    except engine.StoreError as error:
+        raise SetupError(str(error)) from None
+    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
+        raise SetupError(f"cannot prune the database {where} (GAPGRID_DATABASE): "
+                         f"{driver_reason(error)}") from None
+    click.echo(f"{where}: deleted {pruned.hints:,} hints and {pruned.start_tokens:,} start "
+               f"tokens of puzzles before {before}")
 
 
 PROGRESS_ROWS: Final = 100_000

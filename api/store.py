@@ -192,6 +192,14 @@ class Certificate:
     updated_at: str
 
 
+@attrs.frozen
+class Pruned:
+    """What :meth:`Store.prune` deleted: rows of ``hints`` and of ``start_tokens``."""
+
+    hints: int
+    start_tokens: int
+
+
 class Store:
     """The database: a SQLite file or a PostgreSQL URL, upgraded when opened."""
 
@@ -300,6 +308,16 @@ class Store:
         with db.read(self.engine) as connection:
             return int(connection.execute(q.HINTS, {"token_digest": token_digest}
                                           ).scalar_one())
+
+    def prune(self, before: str) -> Pruned:
+        """Delete the hints and start tokens of the puzzles of days before ``before`` (an
+        ISO date), in one transaction; nothing reads them once their puzzles take no more
+        submissions (:func:`gapgrid.api.services.puzzles.first_open_day`)."""
+        with db.write(self.engine) as connection:
+            hints = connection.execute(q.DELETE_HINTS_BEFORE, {"before": before}).rowcount
+            tokens = connection.execute(q.DELETE_START_TOKENS_BEFORE, {"before": before}
+                                        ).rowcount
+        return Pruned(hints=hints, start_tokens=tokens)
 
     # -- players ---------------------------------------------------------------
 

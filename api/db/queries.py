@@ -180,6 +180,14 @@ DELETE_OWNED_LEASE: Final = DELETE_LEASE.where(leases.c.owner == bindparam("owne
 
 INSERT_HINT: Final = hints.insert()
 
+DELETE_HINTS_BEFORE: Final = hints.delete().where(hints.c.puzzle_id < bindparam("before"))
+"""The hints of puzzles whose id sorts before ``before`` (ids begin with their ISO date, so
+``2026-11-30`` is every puzzle of an earlier day)."""
+
+DELETE_START_TOKENS_BEFORE: Final = start_tokens.delete().where(
+    start_tokens.c.puzzle_id < bindparam("before"))
+"""The start tokens of puzzles whose id sorts before ``before``, as above."""
+
 UPDATE_SUBMISSION: Final = submissions.update().where(
     submissions.c.id == bindparam("submission_id"))
 

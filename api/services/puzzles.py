@@ -144,6 +144,13 @@ def solution_opens(date: datetime.date) -> datetime.datetime:
     return day_bounds(date)[1] + LATE_SUBMISSIONS
 
 
+def first_open_day(now: datetime.datetime) -> datetime.date:
+    """The first day whose puzzles still take a submission at ``now``: today's, or
+    yesterday's during its late hour (:data:`LATE_SUBMISSIONS`). The hints and start tokens
+    of earlier days' puzzles are read no more."""
+    return (now.astimezone(datetime.UTC) - LATE_SUBMISSIONS).date()
+
+
 def iso(moment: datetime.datetime) -> str:
     """A UTC time as ``2026-11-30T00:00:00Z``."""
     return moment.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
