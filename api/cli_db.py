@@ -19,6 +19,8 @@ URL, with its password, stays in the environment, out of the process list
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -34,22 +36,44 @@ def db_group() -> None:
     """The database (GAPGRID_DATABASE: a SQLite file, or a postgresql:// URL)."""
 
 
-@db_group.command("upgrade")
-def upgrade_command() -> None:
-    """Check a SQLite file's pages (exit 2, nothing written, if they are damaged), then
-    apply the migrations the database lacks, in one transaction."""
-    # Imported here: SQLAlchemy and Alembic would slow down every other command.
-    import sqlalchemy.exc
-
-    from gapgrid.api.db import engine
-
+def _configured_database() -> Path | str:
+    """GAPGRID_DATABASE (or the instance's file), in a folder that exists; a
+    :class:`SetupError` that says why otherwise."""
     try:
         database = database_from_environment()
     except ConfigError as error:
         raise SetupError(str(error)) from None
     require_database_folder(database)
-    where = engine.describe(database)
+    return database
+
+
+@contextmanager
+def _database_errors(doing: str, where: str) -> Iterator[None]:
+    """The database's refusals and failures as one-line :class:`SetupError` messages:
+    ``cannot {doing} the database {where}: why``."""
+    import sqlalchemy.exc
+
+    from gapgrid.api.db import engine
+
     try:
+        yield
+    except engine.StoreError as error:
+        raise SetupError(str(error)) from None
+    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
+        raise SetupError(f"cannot {doing} the database {where} (GAPGRID_DATABASE): "
+                         f"{driver_reason(error)}") from None
+
+
+@db_group.command("upgrade")
+def upgrade_command() -> None:
+    """Check a SQLite file's pages (exit 2, nothing written, if they are damaged), then
+    apply the migrations the database lacks, in one transaction."""
+    # Imported here: SQLAlchemy and Alembic would slow down every other command.
+    from gapgrid.api.db import engine
+
+    database = _configured_database()
+    where = engine.describe(database)
+    with _database_errors("open", where):
         made = engine.create(database)
         try:
             with made.connect() as connection:
@@ -59,11 +83,6 @@ def upgrade_command() -> None:
                 engine.upgrade(made)
         finally:
             made.dispose()
-    except engine.StoreError as error:
-        raise SetupError(str(error)) from None
-    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
-        raise SetupError(f"cannot open the database {where} (GAPGRID_DATABASE): "
-                         f"{driver_reason(error)}") from None
     if damage is not None:
         raise SetupError(f"the database {where} (GAPGRID_DATABASE) is damaged "
                          f"({excerpt(damage, 120)}): restore it from a backup")
@@ -129,32 +148,21 @@ def prune_command() -> None:
     Safe while servers run; run it daily (cron, a systemd timer), or never, to keep them."""
     import datetime
 
-    import sqlalchemy.exc
-
     from gapgrid.api.db import engine
     from gapgrid.api.services.puzzles import first_open_day
     from gapgrid.api.store import Store
 
-    try:
-        database = database_from_environment()
-    except ConfigError as error:
-        raise SetupError(str(error)) from None
-    require_database_folder(database)
+    database = _configured_database()
     where = engine.describe(database)
     if isinstance(database, Path) and not database.exists():  # not made by pruning it
         raise SetupError(f"no database at {database} (GAPGRID_DATABASE): nothing to prune")
     before = first_open_day(datetime.datetime.now(datetime.UTC)).isoformat()
-    try:
+    with _database_errors("prune", where):
         store = Store(database)
         try:
             pruned = store.prune(before)
         finally:
             store.close()
-    except engine.StoreError as error:
-        raise SetupError(str(error)) from None
-    except (OSError, sqlalchemy.exc.SQLAlchemyError) as error:
-        raise SetupError(f"cannot prune the database {where} (GAPGRID_DATABASE): "
-                         f"{driver_reason(error)}") from None
     click.echo(f"{where}: deleted {pruned.hints:,} hints and {pruned.start_tokens:,} start "
                f"tokens of puzzles before {before}")
 
