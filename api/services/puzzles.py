@@ -47,7 +47,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous import BadData, BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous.encoding import base64_decode, base64_encode
 
 from gapgrid.api.config import ConfigError, Settings
 from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
@@ -236,7 +237,18 @@ def token_taken(date: str) -> ServiceError:
 
 
 def token_digest(token: str) -> str:
-    """What hints are recorded under: a start token's SHA-256, never the token itself."""
+    """What hints and late submissions are recorded under: the SHA-256 of a start token in
+    the one spelling this server signs, never the token itself.
+
+    The signature's last base64 character carries two bits the signature's 20 bytes do
+    not use, so four spellings of one token verify; recorded by its raw text, one game's
+    token passed for four (a late submission refused as taken was taken under another
+    spelling, and hints asked with one were not seen by a submission with another).
+    """
+    value, _, signature = token.rpartition(".")
+    # no base64: not a token this server signed, which verifying refuses
+    with contextlib.suppress(BadData):
+        token = f"{value}.{base64_encode(base64_decode(signature)).decode('ascii')}"
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -666,7 +678,7 @@ class PuzzleService:
         A position on a certified puzzle's line is answered from that line. With
         the ``token`` of a puzzle that still takes its game (today's, or one whose late
         submissions are not over), the hint is recorded against it, and a submission
-        made with that token is ``assisted``.
+        made with that token is ``assisted``; with an older token, it records nothing.
         """
         position = solving.replayed(self.catalogue, variant=variant, deal=deal, moves=moves,
                                     options=options)
@@ -695,12 +707,15 @@ class PuzzleService:
             document["assisted"] = True
         return document
 
-    def _token_puzzle(self, token: str, position: solving.Replayed) -> str:
-        """The puzzle a start token is for, which must be the game of ``position``."""
+    def _token_puzzle(self, token: str, position: solving.Replayed) -> str | None:
+        """The puzzle a hint's start token is for, which must be the game of ``position``;
+        None for a token past its age, whose game takes no submission any more: the hint
+        records nothing, and is answered (a page reopened days later sends the token it
+        kept, and every hint there was refused)."""
         try:
             payload = self.tokens.loads(token, max_age=self.settings.token_max_age)
         except SignatureExpired:
-            raise invalid("the start token has expired", "token") from None
+            return None
         except BadSignature:
             raise invalid("the start token is not valid", "token") from None
         puzzle = payload.get("p") if isinstance(payload, dict) else None

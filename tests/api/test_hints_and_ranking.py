@@ -4,12 +4,16 @@ won with hints."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from itsdangerous import SignatureExpired, TimestampSigner, URLSafeTimedSerializer
 
+from gapgrid.api.services.puzzles import TOKEN_SALT, token_digest
 from gapgrid.api.store import Store
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import parse_deal_number
@@ -132,6 +136,33 @@ def test_a_hint_after_the_late_submissions_with_yesterdays_token_is_not_recorded
     clock.advance(3600)
     late = hint(client, puzzle["deal"], [], token=token)
     assert late["assisted"] is False and late["next"] is not None
+
+
+def test_a_hint_with_a_start_token_past_its_age_is_answered(
+        make_app: Callable[..., Flask], clock: Clock) -> None:
+    """A start token kept by a page reopened days later gets the hint, recorded nowhere
+    (it was refused as expired, so the page could give no hint there at all); a token
+    whose signature is wrong is still refused."""
+    app = make_app()
+    client = app.test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    service = app.extensions["gapgrid"].puzzles
+
+    class ThreeDaysAgo(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time()) - 3 * 24 * 3600
+
+    old = URLSafeTimedSerializer(service.settings.secret_key, salt=TOKEN_SALT,
+                                 signer=ThreeDaysAgo).dumps({"p": puzzle["id"], "t": 0,
+                                                             "n": "0"})
+    with pytest.raises(SignatureExpired):
+        service.tokens.loads(old, max_age=service.settings.token_max_age)
+    answer = hint(client, puzzle["deal"], [], token=old)
+    assert answer["assisted"] is False and answer["next"] is not None
+    assert service.store.hints_for(token_digest(old)) == 0
+    forged = client.post("/v1/hint", json={"variant": VARIANT, "deal": puzzle["deal"],
+                                           "moves": [], "token": old[:-8] + "AAAAAAAA"})
+    assert forged.status_code == 422
 
 
 def no_progress_move(state: GameState) -> str:

@@ -444,6 +444,43 @@ def test_a_late_submission_is_taken_from_its_start_token_s_first_player_only(
     assert client.post("/v1/players", json={"player": "Bo"}).status_code == 201
 
 
+def spellings(token: str) -> list[str]:
+    """The other spellings of a start token that verify: its signature's last base64
+    character with the two bits its bytes do not use changed."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(token[-1])
+    return [token[:-1] + alphabet[(last & ~3) | low] for low in range(4)
+            if (last & ~3) | low != last]
+
+
+def test_a_start_token_spelt_otherwise_is_the_same_token(client: FlaskClient,
+                                                         clock: Clock) -> None:
+    """The spellings of one start token that verify are one token: after midnight a late
+    submission with another spelling of a token already submitted with is refused as
+    taken (each spelling took one more player's late game), and a hint asked with one
+    spelling makes a submission with another assisted (it was not)."""
+    url = f"/v1/puzzles/{TODAY}/montana"
+    moves = _winning_moves(client)
+    clock.advance(11 * 3600 + 50 * 60)  # 23:50
+    token = client.post(f"{url}/start").get_json()["token"]
+    hinted = client.post(f"{url}/start").get_json()["token"]
+    others = spellings(token)
+    assert len(others) == 3
+    clock.advance(20 * 60)  # 00:10 the next day
+    assert client.post(f"{url}/submissions", json={"player": "Ann", "moves": moves,
+                                                   "token": token}).status_code == 201
+    for player, other in zip(("Bo", "Cy", "Di"), others, strict=True):
+        found = problem(client.post(f"{url}/submissions", json={
+            "player": player, "moves": moves, "token": other}), 409)
+        assert found["title"] == "Start token taken"
+    puzzle = client.get(url).get_json()
+    assert client.post("/v1/hint", json={"variant": "montana", "deal": puzzle["deal"],
+                                         "moves": [], "token": hinted}).status_code == 200
+    submitted = client.post(f"{url}/submissions", json={
+        "player": "Ed", "moves": moves, "token": spellings(hinted)[0]})
+    assert submitted.status_code == 201 and submitted.get_json()["assisted"] is True
+
+
 def test_leaderboard_ranks_by_par_and_pages(client: FlaskClient) -> None:
     """Fewer moves rank first; ties share a rank; pages link to the next."""
     moves = _winning_moves(client)
