@@ -41,6 +41,7 @@ import os
 import re
 import secrets
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -360,6 +361,9 @@ class PuzzleService:
     live_puzzles: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     """Today's stored puzzles by id, once they need no more work (:meth:`_live_puzzle`)."""
 
+    live_puzzles_lock: threading.Lock = attrs.field(factory=threading.Lock)
+    """Held while :attr:`live_puzzles` is written (reads take one key, which is safe)."""
+
     calibration: Mapping[str, Any] = CALIBRATION
     """The difficulty calibration puzzles are rated with."""
 
@@ -563,9 +567,13 @@ class PuzzleService:
             body, certificate = self._certified(date, entry)
             if date == self.today() and (certificate is not None
                                          or self.request_budget() is None):
-                if any(not known.startswith(date.isoformat()) for known in self.live_puzzles):
-                    self.live_puzzles.clear()  # only today's are kept
-                self.live_puzzles[pid] = body
+                # one writer at a time: a walk of the ids while another request's thread
+                # added one raised "dictionary changed size during iteration" (a 500)
+                with self.live_puzzles_lock:
+                    if any(not known.startswith(date.isoformat())
+                           for known in self.live_puzzles):
+                        self.live_puzzles.clear()  # only today's are kept
+                    self.live_puzzles[pid] = body
         # midnight may have passed while it was made
         self._refuse_closed(date, pid, token, starting=starting)
         return body
