@@ -8,7 +8,8 @@ by the store's upgrade of old databases, so the two cannot disagree:
   ``-``, starting **and ending** with a letter or a digit (its combining marks
   after it: ``सीता`` ends in a vowel sign, which belongs to its last letter).
   So invisible and format characters (zero-width spaces, direction marks: Unicode categories
-  Cf, Cc, Co, Cs, Cn), symbols and other punctuation are refused, and so is
+  Cf, Cc, Co, Cs, Cn; and the marks and letters Unicode shows as nothing, such as variation
+  selectors and Hangul fillers), symbols and other punctuation are refused, and so is
   trailing punctuation: ``Ann Lee.`` is refused rather than being a look-alike
   of ``Ann Lee`` (issue 15 allowed either rule; refusing keeps every accepted
   name visibly distinct at its end, and no key has to drop characters).
@@ -35,6 +36,25 @@ INNER_PUNCTUATION: Final = frozenset("_.-")
 _INVISIBLE: Final = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
 """Control, format, private-use, surrogate, unassigned and line/paragraph separators."""
 
+_IGNORABLE_MARKS_AND_FILLERS: Final = (
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180D), (0x180F, 0x180F),  # Mongolian free variation selectors
+    (0x3164, 0x3164), (0xFFA0, 0xFFA0),  # Hangul filler, halfwidth Hangul filler
+    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # variation selectors
+)
+"""The code points Unicode says to show as nothing (``Default_Ignorable_Code_Point``) that
+are marks or letters rather than of an invisible category: ``Ann`` with a variation
+selector after it, or a name of one Hangul filler, showed as ``Ann`` or as a blank."""
+
+
+def _invisible(character: str) -> bool:
+    if unicodedata.category(character) in _INVISIBLE:
+        return True
+    point = ord(character)
+    return any(low <= point <= high for low, high in _IGNORABLE_MARKS_AND_FILLERS)
+
 
 def _nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
@@ -59,8 +79,7 @@ def name_problem(name: str, max_length: int) -> str | None:
         return f"is longer than {max_length} characters"
     normal = _nfkc(name)
     for character in normal:
-        category = unicodedata.category(character)
-        if category in _INVISIBLE:
+        if _invisible(character):
             return (f"has the invisible or control character U+{ord(character):04X}, which a "
                     f"name may not have: type the name again without it")
     first, last = normal[0], normal[-1]

@@ -779,7 +779,8 @@ def test_played_on_after_end_game_and_a_name_ending_in_a_vowel_sign(page: Page,
                                                                      served: Served) -> None:
     """A move after "End game" closes the summary (it stayed, with the move count of the
     moment it was opened, while Submit sent every move); a Hindi name ending in a vowel
-    sign is taken by the page and the server (both refused it)."""
+    sign is taken by the page and the server (both refused it), and one that ends in a
+    Hangul filler, which shows as nothing, is refused by the page (both took it)."""
     slug = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
     puzzle = puzzle_of(served, slug)
     open_puzzle(page, slug)
@@ -793,6 +794,10 @@ def test_played_on_after_end_game_and_a_name_ending_in_a_vowel_sign(page: Page,
     expect(page.locator("#summary")).to_be_hidden()
     page.click('[data-action="finish"]')
     expect(page.locator("#summary-figures")).to_contain_text("Moves2")
+    page.fill("#player", "Ann\u3164")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Choose a name of 1 to 32")
+    expect(page.locator("#player")).to_have_attribute("aria-invalid", "true")
     page.fill("#player", "सीता")
     page.click('[data-action="submit"]')
     expect(page.locator("#submit-result")).to_contain_text("Stored for सीता")

@@ -12,8 +12,10 @@ import { cardMoves, effectiveActions, Game, saved } from "./game.js";
 
 // The server's rule (api/names.py), checked on the NFKC form: letters and digits of any
 // script, spaces, _ . - inside, a letter or digit at both ends (the last one's combining
-// marks after it: सीता ends in a vowel sign), nothing invisible.
-const PLAYER_NAME = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\p{Zs}_.-]*[\p{L}\p{N}])?\p{M}*$/u;
+// marks after it: सीता ends in a vowel sign), nothing invisible (nor the marks and letters
+// Unicode shows as nothing: variation selectors, Hangul fillers).
+const PLAYER_NAME = new RegExp("^(?!.*\\p{Default_Ignorable_Code_Point})"
+  + "[\\p{L}\\p{N}](?:[\\p{L}\\p{M}\\p{N}\\p{Zs}_.-]*[\\p{L}\\p{N}])?\\p{M}*$", "u");
 const PLAYER_LENGTH = 32; // characters, as the server counts them (not UTF-16 units)
 
 /** One player's spellings share this (the server folds case fully; close enough here). */
