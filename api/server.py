@@ -16,7 +16,10 @@ headers, and plain-text error pages. :func:`build_server` changes that:
 * waitress's own error answers (400, 413, 431, 501, 500) are RFC 9457
   problem documents like the app's (:class:`ProblemErrorTask`);
 * one access-log line per request: method, path, status, milliseconds
-  (:class:`AccessLog`), waitress's own answers included.
+  (:class:`AccessLog`), waitress's own answers included;
+* the forwarding headers of ``GAPGRID_TRUSTED_PROXY`` read, and everyone else's
+  dropped, under the access log, a malformed one refused in a problem document
+  (:mod:`gapgrid.api.proxy_headers`).
 
 A host that does not resolve, a port in use or one that needs privileges
 raise :class:`ServeError`, one line in the user's words.
@@ -40,6 +43,7 @@ from waitress.task import ErrorTask
 
 from gapgrid.api.config import Settings
 from gapgrid.api.problems import LONGEST_INSTANCE, MEDIA_TYPE
+from gapgrid.api.proxy_headers import ProxyHeaders
 from gapgrid.api.text import bounded, excerpt
 
 ACCESS_LOG: Final = logging.getLogger("gapgrid.access")
@@ -55,7 +59,6 @@ thousand connections hold at most 64 MiB of request bodies."""
 LOGGED_PATH: Final = 200
 """Characters of a request path an access-log line keeps."""
 
-PROXY_HEADERS: Final = "x-forwarded-for x-forwarded-host x-forwarded-proto x-forwarded-port"
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -203,15 +206,13 @@ def build_server(app: WSGIApp, settings: Settings, *, host: str, port: int,
         "max_body": settings.max_body, "max_header": settings.max_header})
     channel = type("GuardedChannel", (GuardedChannel,), {
         "request_timeout": settings.request_timeout, "error_task_class": error_task})
-    proxy: dict[str, Any] = {}
-    if settings.trusted_proxy:
-        proxy = {"trusted_proxy": settings.trusted_proxy, "trusted_proxy_count": 1,
-                 "trusted_proxy_headers": PROXY_HEADERS}
     sockets: dict[int, Any] = {}
     try:
         server = create_server(
-            AccessLog(app), map=sockets, host=host, port=port, threads=threads,
-            ident="gapgrid", clear_untrusted_proxy_headers=True, **proxy,
+            # the forwarding headers read here, not by waitress (see .proxy_headers)
+            AccessLog(ProxyHeaders(app, settings.trusted_proxy or None)), map=sockets,
+            host=host, port=port, threads=threads, ident="gapgrid",
+            clear_untrusted_proxy_headers=False,
             connection_limit=settings.connection_limit, asyncore_use_poll=True,
             channel_timeout=settings.idle_timeout, cleanup_interval=CLEANUP_INTERVAL,
             # waitress refuses a body of max_request_body_size bytes or more; the app
