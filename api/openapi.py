@@ -139,10 +139,10 @@ IF_NONE_MATCH: Final[dict[str, Any]] = {
 CACHE_HEADERS: Final[dict[str, dict[str, Any]]] = {
     "ETag": {"description": "The puzzle document's tag, for If-None-Match.",
              "schema": {"type": "string"}},
-    "Cache-Control": {"description": "public, max-age=SECONDS until the next UTC midnight "
-                                     "for today's puzzle, until its solution_opens_at for "
-                                     "yesterday's (a late game may lower its par); immutable "
-                                     "for a past day's after that.",
+    "Cache-Control": {"description": "public, max-age=60 at most while the puzzle takes "
+                                     "submissions (today's; yesterday's until its "
+                                     "solution_opens_at): a winning game may lower its par; "
+                                     "immutable for a past day's after that.",
                       "schema": {"type": "string"}},
 }
 """The headers of a cached read's 200 and 304."""

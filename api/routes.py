@@ -113,9 +113,17 @@ def json_body(schema: str) -> dict[str, Any]:
     return body  # type: ignore[no-any-return]
 
 
+LIVE_MAX_AGE: Final = 60
+"""Seconds a cache may keep a puzzle that still takes submissions (today's, yesterday's in
+its late hour) before it asks again (``If-None-Match``: a 304 when unchanged): any winning
+game may lower its par, or certify it. Kept until midnight, a page showed the morning's par
+all day beside a leaderboard ranked by the new one."""
+
+
 def cached(served: Served, *, daily: bool = False) -> Response:
-    """A puzzle with an ETag; today's expires at the next UTC midnight, yesterday's when its
-    late submissions end (one may still lower its par), past days never. ``daily``: served
+    """A puzzle with an ETag; one that still takes submissions is kept
+    :data:`LIVE_MAX_AGE` seconds at most (today's at most until the next UTC midnight,
+    yesterday's until its late submissions end), past days for good. ``daily``: served
     at ``/v1/daily``, whose puzzle changes at midnight, so one whose day ended while it was
     made is not to be kept at all."""
     document = served.document
@@ -126,7 +134,8 @@ def cached(served: Served, *, daily: bool = False) -> Response:
     if daily and served.date != now.date():
         cache_control = "no-cache"
     elif now < expires:
-        cache_control = f"public, max-age={max(int((expires - now).total_seconds()), 0)}"
+        left = max(int((expires - now).total_seconds()), 0)
+        cache_control = f"public, max-age={min(left, LIVE_MAX_AGE)}"
     else:
         cache_control = IMMUTABLE
     headers = {"ETag": f'"{etag}"', "Cache-Control": cache_control}
@@ -169,7 +178,7 @@ def get_deal(slug: str, number: str) -> Response:
 
 
 def get_daily(slug: str) -> Response:
-    """Today's puzzle, cached until the next UTC midnight."""
+    """Today's puzzle, cached a minute at most (:func:`cached`)."""
     return cached(state().puzzles.puzzle(None, slug), daily=True)
 
 
