@@ -224,6 +224,9 @@ def _effort(document: dict[str, Any]) -> str:
                    "as deal --json prints) instead of a game number; only for rules without "
                    "redeals.")
 @budget_flag
+@click.option("--max-positions", type=WholeNumberRange(min=1), default=None, metavar="P",
+              help="Also stop after P positions: a budget that gives the same answer on "
+                   "any machine, however loaded.")
 @memory_flag
 @click.option("--search", type=click.Choice(SEARCH_MODES), default="whole", show_default=True,
               help="What the solver runs: every search it has, or the complete restarts "
@@ -234,8 +237,8 @@ def _effort(document: dict[str, Any]) -> str:
 @json_flag
 @click.pass_context
 def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
-                  layout: Path | None, budget: float, memory: int, search: SearchMode,
-                  as_json: bool) -> None:
+                  layout: Path | None, budget: float, max_positions: int | None,
+                  memory: int, search: SearchMode, as_json: bool) -> None:
     """Search for a win from the deal of game NUMBER of VARIANT, or from the position MOVES
     lead to: won (with a line of actions that wins), lost (no line wins), or unknown
     (the budget ran out).
@@ -250,7 +253,8 @@ def solve_command(ctx: click.Context, arguments: Sequence[str], options: Sequenc
             line = progress_line(as_json)
             try:
                 solved = solving.solve_position(position, seconds=budget, memory=memory,
-                                                progress=line, search=search)
+                                                progress=line, search=search,
+                                                positions=max_positions)
             finally:
                 line.close()
                 stop.interruptible = False  # the answer is printed whole

@@ -227,8 +227,9 @@ def search_fields(result: SearchResult | None, search: SearchMode = "whole") -> 
 
 def solve_position(position: Replayed, *, seconds: float, memory: int = 1 << 30,
                    progress: Callable[[Progress], None] | None = None,
-                   search: SearchMode = "whole") -> Solved:
-    """Search from ``position`` for ``seconds`` at most: ``gapgrid solve --json``'s document.
+                   search: SearchMode = "whole", positions: int | None = None) -> Solved:
+    """Search from ``position`` for ``seconds`` at most (and ``positions``, when given):
+    ``gapgrid solve --json``'s document.
 
     ``{..., "verdict": "won"|"lost"|"unknown", "line": [...], "positions",
     "seconds", "stopped_by", "solver_version", "budget"}``; the verdict is
@@ -237,12 +238,13 @@ def solve_position(position: Replayed, *, seconds: float, memory: int = 1 << 30,
     """
     result = None
     if position.result.ok:
-        result = solve(position.search_state, Budget(seconds=seconds, memory=memory),
+        result = solve(position.search_state,
+                       Budget(seconds=seconds, positions=positions, memory=memory),
                        progress=progress, search=search)
     document = position.document()
     document.update(search_fields(result, search))
     document["line"] = [] if result is None else [str(action) for action in result.line]
-    document["budget"] = {"seconds": seconds}
+    document["budget"] = {"seconds": seconds, "positions": positions}
     return Solved(position, result, document)
 
 
