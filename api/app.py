@@ -30,6 +30,7 @@ from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_limiter import Limit, Limiter
 from flask_limiter.util import get_remote_address
+from werkzeug.http import http_date
 
 from gapgrid import plugins
 from gapgrid.api import ratelimit
@@ -88,7 +89,16 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     limit_rates(app, settings)
     app.after_request(_options_as_json)
     app.after_request(_api_security_headers)
+    app.after_request(lambda response: _dated(response, clock))
     return app
+
+
+def _dated(response: Response, clock: Callable[[], datetime.datetime]) -> Response:
+    """The answer's ``Date`` by the clock the API decides by (when a day, its late hour and
+    its solution begin), which waitress keeps rather than writing its own: the page sets its
+    idea of now by it, whatever this device's clock says."""
+    response.headers["Date"] = http_date(clock())
+    return response
 
 
 def allow_cross_origin(app: Flask, settings: Settings) -> None:

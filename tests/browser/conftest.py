@@ -1,4 +1,5 @@
-"""Fixtures for the browser tests: one server, one Chromium, a fresh page per test.
+"""Fixtures for the browser tests: one server (and one more on a clock the tests move, for
+midnight and the late hour), one Chromium, a fresh page per test.
 
 Every page a test opens is watched: a console error, an uncaught exception
 or a request to any other origin fails the test when it ends, whatever the
@@ -7,6 +8,7 @@ test itself checked.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +16,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.support import CHROMIUM_ARGS, Served, chromium_path, winnable_server
+from tests.browser.support import (
+    CHROMIUM_ARGS,
+    ClockedServer,
+    Served,
+    chromium_path,
+    winnable_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -25,6 +33,15 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A real ``gapgrid serve`` whose puzzle of today is won through a redeal."""
     with winnable_server(Path(tmp_path_factory.mktemp("browser"))) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def clocked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClockedServer]:
+    """The real app and server on a clock the test sets (from now until it does)."""
+    server = ClockedServer(tmp_path_factory.mktemp("clocked") / "instance")
+    server.start(datetime.datetime.now(datetime.UTC))
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +84,7 @@ class PageWatch:
             self.problems.append(f"request outside the server: {sent.url}")
 
 
-def watched_page(browser: Browser, served: Served, width: int = 1280,
+def watched_page(browser: Browser, served: Served | ClockedServer, width: int = 1280,
                  height: int = 800, touch: bool = False) -> tuple[Page, PageWatch]:
     """A page in a fresh context (empty storage), watched by a :class:`PageWatch`."""
     context = browser.new_context(viewport={"width": width, "height": height},
@@ -85,6 +102,15 @@ def watched_page(browser: Browser, served: Served, width: int = 1280,
 def page(browser: Browser, served: Served) -> Iterator[Page]:
     """A desktop-sized page (1280 x 800); the test fails on any console error."""
     opened, watch = watched_page(browser, served)
+    yield opened
+    opened.context.close()
+    assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.fixture
+def clocked_page(browser: Browser, clocked: ClockedServer) -> Iterator[Page]:
+    """A desktop-sized page on the clocked server; the test fails on any console error."""
+    opened, watch = watched_page(browser, clocked)
     yield opened
     opened.context.close()
     assert not watch.problems, "\n".join(watch.problems)

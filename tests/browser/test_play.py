@@ -19,7 +19,7 @@ from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL, parse_action
 from tests.browser.conftest import watched_page
-from tests.browser.support import WIN_VARIANT, Served
+from tests.browser.support import WIN_VARIANT, ClockedServer, Served
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -488,54 +488,60 @@ def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
     expect(page.locator("#submit-panel")).to_be_hidden()
 
 
-def test_a_game_started_before_midnight_is_submitted_after_it(page: Page,
-                                                              served: Served) -> None:
+def test_a_game_started_before_midnight_is_submitted_after_it(clocked_page: Page,
+                                                              clocked: ClockedServer) -> None:
     """A game started on its puzzle's day (its start token kept) can still be ended and
-    submitted from the page after midnight: with the browser's clock at 00:30 UTC the next
-    day, the reloaded page offers the submission (the server, for which it is still the
-    puzzle's day, stores it); at 01:00, when the solution opens, it no longer does."""
-    slug = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
-    puzzle = puzzle_of(served, slug)
-    open_puzzle(page, slug)
+    submitted from the page after midnight: with the server's clock at 00:30 UTC the next
+    day, the puzzle's page offers the submission, which the server stores late; at 01:00,
+    when the solution opens, it no longer does. The device's clock is not moved: the page
+    goes by the server's."""
+    page = clocked_page
+    day = datetime.datetime.now(datetime.UTC).date()
+    midnight = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(),
+                                         tzinfo=datetime.UTC)
+    clocked.set(midnight - datetime.timedelta(minutes=10))
+    status, puzzle = clocked.api("GET", "/v1/daily/montana")
+    assert status == 200 and puzzle["date"] == day.isoformat(), puzzle
+    open_puzzle(page, "montana")
     click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
     settle(page)
     key = f"gapgrid:game:{puzzle['id']}"
     page.wait_for_function(f"JSON.parse(localStorage.getItem({key!r}) || '{{}}').token")
-    midnight = datetime.datetime.fromisoformat(puzzle["ends_at"].replace("Z", "+00:00"))
-    page.clock.set_fixed_time(midnight + datetime.timedelta(minutes=30))
-    open_puzzle(page, slug, puzzle["date"])  # where the late game is, once midnight is past
+    clocked.set(midnight + datetime.timedelta(minutes=30))
+    open_puzzle(page, "montana", puzzle["date"])  # where the late game is, past midnight
     expect(page.locator("#solution")).to_contain_text("opens at")
     page.click('[data-action="finish"]')
     page.fill("#player", "Late Lou")
     page.click('[data-action="submit"]')
     expect(page.locator("#submit-result")).to_contain_text("Stored for Late Lou")
-    page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
-    open_puzzle(page, slug, puzzle["date"])
+    clocked.set(midnight + datetime.timedelta(hours=1))
+    open_puzzle(page, "montana", puzzle["date"])
     expect(page.locator('[data-action="finish"]')).to_be_hidden()
     expect(page.locator("#submit-panel")).to_be_hidden()
     expect(page.locator('[data-action="solution"]')).to_be_visible()
 
 
 def test_todays_page_points_to_yesterdays_game_while_it_can_be_submitted(
-        page: Page, served: Served) -> None:
+        clocked_page: Page, clocked: ClockedServer) -> None:
     """With a game of yesterday's puzzle kept (its start token, not submitted) and the
-    browser's clock at 00:30, today's page says on its link to yesterday that the game can
+    server's clock at 00:30, today's page says on its link to yesterday that the game can
     still be submitted until yesterday's solution opens; at 01:00 the link is plain."""
-    yesterday = datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1)
-    status, puzzle = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
-    if status == 404:
-        pytest.skip(f"the server has no puzzle for {yesterday}")
+    page = clocked_page
+    yesterday = datetime.datetime.now(datetime.UTC).date()
+    midnight = datetime.datetime.combine(yesterday + datetime.timedelta(days=1),
+                                         datetime.time(), tzinfo=datetime.UTC)
+    clocked.set(midnight + datetime.timedelta(minutes=30))
+    status, puzzle = clocked.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
+    assert status == 200, puzzle
     page.goto("/")
     page.evaluate("([key, game]) => localStorage.setItem(key, game)",
                   [f"gapgrid:game:{puzzle['id']}",
-                   '{"version": 1, "moves": [], "token": "kept from yesterday"}'])
-    midnight = datetime.datetime.fromisoformat(f"{served.today}T00:00:00+00:00")
-    page.clock.set_fixed_time(midnight + datetime.timedelta(minutes=30))
+                   '{"version": 1, "moves": [], "token": "kept-from-yesterday"}'])
     open_puzzle(page, WIN_VARIANT)
     link = page.locator(f'#days a[href$="/{yesterday}"]')
     opens = puzzle["solution_opens_at"][11:16]
     expect(link).to_contain_text(f"can still be submitted until {opens} UTC")
-    page.clock.set_fixed_time(midnight + datetime.timedelta(hours=1))
+    clocked.set(midnight + datetime.timedelta(hours=1))
     open_puzzle(page, WIN_VARIANT)
     expect(page.locator(f'#days a[href$="/{yesterday}"]')).to_have_text(f"← {yesterday}")
     # not followed by crawlers: each past day's puzzle is made by a search on first request

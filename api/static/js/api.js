@@ -15,8 +15,21 @@ export class ApiError extends Error {
   }
 }
 
-async function send(method, path, body, headers = {}) {
-  const init = { method, headers: { Accept: "application/json", ...headers } };
+let clockOffset = 0;
+
+/**
+ * Now by the server's clock, in milliseconds since 1970: this device's clock moved by
+ * the difference the Date of the server's last answer to a POST showed (this device's
+ * own until one came). What the server decides by its clock (a late game's last hour,
+ * when a solution opens) is judged by this: a device an hour off took a late game for
+ * closed, and an open solution for closed.
+ */
+export function serverNow() {
+  return Date.now() + clockOffset;
+}
+
+async function send(method, path, body, headers = {}, cache = "default") {
+  const init = { method, cache, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -26,6 +39,11 @@ async function send(method, path, body, headers = {}) {
     response = await fetch(path, init);
   } catch (error) {
     throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
+  }
+  if (method !== "GET") { // never a cached answer: its Date is the server's now
+    const date = Date.parse(response.headers.get("Date") || "");
+    // the header counts whole seconds: half a second is the smaller error on average
+    if (Number.isFinite(date)) clockOffset = date + 500 - Date.now();
   }
   const text = await response.text();
   let data = null;
@@ -42,6 +60,10 @@ async function send(method, path, body, headers = {}) {
 
 /** GET a JSON document. */
 export const getJSON = (path) => send("GET", path);
+
+/** GET a JSON document as the server has it now: one this browser keeps is asked for
+ * again (a 304 when unchanged), as for which day is today. */
+export const getFreshJSON = (path) => send("GET", path, undefined, {}, "no-cache");
 
 /** POST a JSON body (with more request headers, if given) and read the JSON answer. */
 export const postJSON = (path, body, headers) => send("POST", path, body, headers);

@@ -5,7 +5,9 @@
 // Clicks and keys are queued and handled one at a time, so a fast player (or
 // a test) never has two requests racing to change the game.
 
-import { ApiError, capabilities, enc, getJSON, postJSON, todayUTC } from "./api.js";
+import {
+  ApiError, capabilities, enc, getFreshJSON, getJSON, postJSON, serverNow, todayUTC,
+} from "./api.js";
 import { BoardView } from "./board.js";
 import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
 import { cardMoves, effectiveActions, Game, saved } from "./game.js";
@@ -18,9 +20,11 @@ const PLAYER_NAME = new RegExp("^(?!.*\\p{Default_Ignorable_Code_Point})"
   + "[\\p{L}\\p{N}](?:[\\p{L}\\p{M}\\p{N}\\p{Zs}_.-]*[\\p{L}\\p{N}])?\\p{M}*$", "u");
 const PLAYER_LENGTH = 32; // characters, as the server counts them (not UTF-16 units)
 
-/** One player's spellings share this (the server folds case fully; close enough here). */
-function playerKey(name) {
-  return name.normalize("NFKC").toLowerCase().normalize("NFKC").split(/\s+/u)
+/** One player's spellings share this. The server folds case fully (Straße and STRASSE are
+ * one player): upper case then lower case comes close, where lower case alone kept those
+ * two apart, and the page sent no token for the second. */
+function playerKey(name, fold = (text) => text.toUpperCase().toLowerCase()) {
+  return fold(name.normalize("NFKC")).normalize("NFKC").split(/\s+/u)
     .filter(Boolean).join(" ");
 }
 
@@ -29,7 +33,9 @@ const playerTokens = {
   // a token that could not be a header (a damaged or edited store) is not sent: fetch
   // refused it, and the page said the server could not be reached
   get: (name) => {
-    const token = saved.get(`player-token:${playerKey(name)}`);
+    const token = saved.get(`player-token:${playerKey(name)}`)
+      // kept by an earlier page, under the name in lower case
+      ?? saved.get(`player-token:${playerKey(name, (text) => text.toLowerCase())}`);
     return token && /^[\x21-\x7e]+$/.test(token) ? token : null;
   },
   set: (name, token) => saved.set(`player-token:${playerKey(name)}`, token),
@@ -40,6 +46,11 @@ const $ = (id) => document.getElementById(id);
 const CHANGED_ELSEWHERE = "This game was changed in another tab or window: reload this page "
   + "to go on from there (nothing more is played or saved here).";
 const action = (name) => document.querySelector(`[data-action="${name}"]`);
+
+/** `count` and its noun, singular for one: "1 move", "3 moves". */
+function counted(count, noun) {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
 
 /** "3:07", or "1:02:03" past the hour. */
 function clock(seconds) {
@@ -101,7 +112,8 @@ class PlayPage {
         getJSON(this.requestedDate ? `/v1/puzzles/${enc(this.requestedDate)}/${enc(this.slug)}`
           : `/v1/daily/${enc(this.slug)}`),
         // a dated page asks the server which day is today: see `live` below
-        this.requestedDate ? getJSON(`/v1/daily/${enc(this.slug)}`).catch(() => null) : null,
+        this.requestedDate ? getFreshJSON(`/v1/daily/${enc(this.slug)}`).catch(() => null)
+          : null,
       ]);
       this.variant = variant;
       this.puzzle = puzzle;
@@ -120,19 +132,18 @@ class PlayPage {
     this.stored = saved.load(this.puzzle.id) || { moves: [] };
     // from now on: another tab writing while this one replays its save was overwritten
     this.watchOtherTabs();
-    for (const field of ["startedAt", "finishedSeconds"]) { // a damaged save: not NaN:NaN
-      if (this.stored[field] !== undefined && !Number.isFinite(this.stored[field])) {
-        delete this.stored[field];
-      }
-    }
-    // A game started on its day (its start token kept) may still be submitted after
-    // midnight: the server takes it, with the token, until the solution opens.
-    this.submittable = this.live || (Boolean(this.stored.token) && Date.now()
-      < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
-    this.drawHeading();
+    this.mendSave();
     // The saved game first, then the board and the controls: a key pressed while it was
     // being replayed (a slow connection) made a game of its own and overwrote the save.
-    const refused = await this.guard(() => this.game.load(this.stored.moves));
+    // Its answer also sets the server's clock (`serverNow`), which the heading's link to
+    // a late game waits for.
+    this.loading = this.guard(() => this.game.load(this.stored.moves));
+    this.drawHeading();
+    const refused = await this.loading;
+    // A game started on its day (its start token kept) may still be submitted after
+    // midnight: the server takes it, with the token, until the solution opens.
+    this.submittable = this.live || (Boolean(this.stored.token) && serverNow()
+      < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
     if (!this.game.position) { // the server could not replay anything: the save is kept
       this.cannotShow(null);
       return;
@@ -144,11 +155,12 @@ class PlayPage {
       this.say(`Your saved game could not be read (${refused.reason}): the game starts `
         + "again from the deal.", "error");
     } else if (refused) {
-      this.say(`Your saved game was cut back to its first ${this.game.moves.length} actions: `
+      this.say(`Your saved game was cut back to its first ${counted(this.game.moves.length,
+        "action")}: `
         + `the server refused ${refused.move} (${refused.reason}).`, "error");
     } else if (this.stored.moves.length) {
       this.say(`Welcome back: your game of ${this.puzzle.date} is restored `
-        + `(${cardMoves(this.game.moves)} moves).`);
+        + `(${counted(cardMoves(this.game.moves), "move")}).`);
     }
     this.keep();
     this.update();
@@ -156,6 +168,25 @@ class PlayPage {
     setInterval(() => this.tick(), 1000);
     this.loadLeaderboard();
     this.drawSolution();
+  }
+
+  /** A save damaged or edited by hand, mended where it can be: a time that is not a number
+   * goes (not NaN:NaN), the start time taken again from the server's when that is kept,
+   * and a start token that could not be one goes (every hint and submission with it was
+   * refused, so the game could never be submitted). */
+  mendSave() {
+    const stored = this.stored;
+    for (const field of ["startedAt", "finishedSeconds", "lastMoveSeconds"]) {
+      if (stored[field] !== undefined && !Number.isFinite(stored[field])) delete stored[field];
+    }
+    const serverStart = Date.parse(stored.serverStartedAt);
+    if (stored.startedAt === undefined && Number.isFinite(serverStart)) {
+      stored.startedAt = serverStart;
+    }
+    if (stored.token !== undefined && !(typeof stored.token === "string"
+        && /^[A-Za-z0-9._-]{1,1000}$/.test(stored.token))) {
+      delete stored.token;
+    }
   }
 
   /** The page when the puzzle cannot be shown: why (`error`, or what the guard said), and
@@ -182,7 +213,8 @@ class PlayPage {
     } catch {
       return; // the link stays as it was
     }
-    if (Date.now() < Date.parse(puzzle.solution_opens_at)) {
+    await this.loading; // the server's clock
+    if (serverNow() < Date.parse(puzzle.solution_opens_at)) {
       link.textContent = `← ${previous}: your game there can still be submitted until `
         + `${puzzle.solution_opens_at.slice(11, 16)} UTC`;
     }
@@ -247,7 +279,9 @@ class PlayPage {
     action("undo").addEventListener("click", () => this.enqueue(() => this.undo()));
     action("redeal").addEventListener("click", () => this.enqueue(() => this.redeal()));
     action("hint").addEventListener("click", () => this.enqueue(() => this.askHint()));
-    action("finish").addEventListener("click", () => this.showEnd(true));
+    // queued: a move still on its way closed the summary opened before it landed, and the
+    // submission's answer went into the hidden panel
+    action("finish").addEventListener("click", () => this.enqueue(() => this.showEnd(true)));
     action("copy").addEventListener("click", () => this.copyShare());
     $("submit-form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -369,15 +403,20 @@ class PlayPage {
     this.selection = null;
     const code = this.codeAt(source);
     const move = `${source}-${target}`;
-    const refusal = await this.game.play(move);
-    if (refusal) {
-      this.say(`${cardText(code)} cannot go to slot ${target}: ${refusal.reason}`, "error");
-    } else {
-      this.afterAction([source, target]);
-      this.say(`${cardText(code)} moved from slot ${source} to slot ${target}.`);
-      this.announceEnd();
+    try {
+      const refusal = await this.game.play(move);
+      if (refusal) {
+        this.say(`${cardText(code)} cannot go to slot ${target}: ${refusal.reason}`, "error");
+      } else {
+        this.afterAction([source, target]);
+        this.say(`${cardText(code)} moved from slot ${source} to slot ${target}.`);
+        this.announceEnd();
+      }
+    } finally {
+      // also when the server could not be reached: the selection is gone, and the board
+      // showed it still, so the next click went to a gap other than the one shown
+      this.update();
     }
-    this.update();
   }
 
   async explainNoFit(source) {
@@ -394,6 +433,9 @@ class PlayPage {
     this.hintRedeal = false;
     this.last = slots;
     this.endedByPlayer = false; // played on after "End game": its summary would go stale
+    if (this.stored.startedAt) {
+      this.stored.lastMoveSeconds = (Date.now() - this.stored.startedAt) / 1000;
+    }
     this.keep();
     if (this.live && !this.stored.token) this.requestToken();
   }
@@ -463,7 +505,7 @@ class PlayPage {
     if (this.live && !this.stored.token) {
       this.requestToken();
       await this.tokenRequest;
-      if (!this.stored.token) {
+      if (!this.stored.token && this.live) { // (not live now: its day is over, see dayOver)
         this.say("No hint: a hint is recorded with the game's start token, which the server "
           + "did not give just now. Try again in a moment.", "error");
         return;
@@ -511,8 +553,28 @@ class PlayPage {
         this.tick();
       }, (error) => {
         this.tokenRequest = null;
-        this.say(`The timer could not start: ${problemText(error)}`, "error");
+        if (error instanceof ApiError && error.status === 409) {
+          this.dayOver(); // the page was opened before midnight UTC
+        } else {
+          this.say(`The timer could not start: ${problemText(error)}`, "error");
+        }
       });
+  }
+
+  /** Midnight (UTC) passed while the page was open, before its game got a start token: the
+   * puzzle is a past day's now, so the game is neither timed nor taken. Said once, with the
+   * way to today's puzzle (every move asked for a token again, and hints and Submit failed
+   * with a word about trying again). */
+  dayOver() {
+    if (!this.live) return;
+    this.live = false;
+    this.submittable = false;
+    $("subtitle").textContent = $("subtitle").textContent.replace("Today's puzzle", "Puzzle");
+    this.say(`The day of this puzzle is over (midnight UTC has passed): this game can no `
+      + `longer be timed or submitted. Hints still work.`, "error");
+    $("message").append(" ", element("a", { href: `/play/${enc(this.slug)}` },
+      "Today's puzzle →"));
+    this.update();
   }
 
   /** The time shown: running while the game goes on, or while a finished one can still
@@ -521,7 +583,10 @@ class PlayPage {
   elapsed() {
     const running = this.stored.startedAt ? (Date.now() - this.stored.startedAt) / 1000 : 0;
     if (this.timedUntilSubmitted) return running;
-    return this.stored.finishedSeconds ?? running;
+    if (this.stored.finishedSeconds !== undefined) return this.stored.finishedSeconds;
+    // a game that can no longer be submitted stops at its last action (a past day's game
+    // left unfinished showed the hours since it began, and counted on)
+    return this.submittable ? running : this.stored.lastMoveSeconds ?? running;
   }
 
   /** Whether the clock runs on after the game ends: the server times a game from its
@@ -529,7 +594,7 @@ class PlayPage {
    * stopped at the last move, and the ranked time came out longer). */
   get timedUntilSubmitted() {
     return Boolean(this.submittable && this.stored.token && !this.stored.submittedAs
-      && Date.now() < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
+      && serverNow() < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
   }
 
   tick() {
@@ -585,10 +650,12 @@ class PlayPage {
     $("redeals-left").textContent = left === "unlimited" ? "∞" : String(left ?? "–");
     $("redeal-note").textContent = this.variant.redeals === 0 ? "(none)"
       : left === "unlimited" ? "(∞)" : `(${left ?? 0} left)`;
+    const focused = document.activeElement;
     action("undo").disabled = !this.game.canUndo;
     // A refused redeal is explained by the engine, so the button stays usable
     // while redeals remain, even when this moment does not allow one.
     action("redeal").disabled = position.won || left === 0 || this.variant.redeals === 0;
+    if (focused?.disabled) this.board.focus(this.board.focused); // it fell to the page
     action("redeal").classList.toggle("hinted", this.hintRedeal === true);
     action("hint").disabled = position.won
       || (!this.caps.unknown && !this.caps.has("POST /v1/hint"));
@@ -603,7 +670,8 @@ class PlayPage {
   announceEnd() {
     const position = this.game.position;
     if (position.won) {
-      this.say(`Won in ${cardMoves(this.game.moves)} moves! Every row is finished.`, "success");
+      this.say(`Won in ${counted(cardMoves(this.game.moves), "move")}! Every row is finished.`,
+        "success");
     } else if (this.game.over) {
       this.say("No move and no redeal left: the game is over. Undo to try another way, "
         + "or submit your result.", "error");
@@ -621,13 +689,18 @@ class PlayPage {
     $("summary-title").textContent = won ? "You won!" : this.game.over ? "Game over"
       : "Your game so far";
     $("submit-panel").hidden = !this.submittable;
+    const result = $("submit-result");
+    if (this.stored.submittedAs && !result.textContent) { // reloaded after submitting
+      result.textContent = `Submitted as ${this.stored.submittedAs}.`;
+      result.dataset.kind = "success";
+    }
     $("share-panel").hidden = false;
     $("share-text").value = this.shareText();
     const key = this.game.moves.join(" ");
     if (this.summaryFor === key) return;
     this.summaryFor = key;
     const figures = [
-      ["Result", won ? "won" : `${this.cardsInSequence()} cards in sequence`],
+      ["Result", won ? "won" : `${counted(this.cardsInSequence(), "card")} in sequence`],
       ["Moves", String(cardMoves(this.game.moves))],
       [this.timedUntilSubmitted ? "Time (runs until you submit)" : "Time",
         this.stored.startedAt ? clock(this.elapsed()) : "not timed"],
@@ -673,8 +746,9 @@ class PlayPage {
       return "⬛";
     }).join(""));
     const won = this.game.position.won;
-    const outcome = won ? `won in ${cardMoves(this.game.moves)} moves`
-      : `${this.cardsInSequence()} cards in sequence, ${cardMoves(this.game.moves)} moves`;
+    const moves = counted(cardMoves(this.game.moves), "move");
+    const outcome = won ? `won in ${moves}`
+      : `${counted(this.cardsInSequence(), "card")} in sequence, ${moves}`;
     const time = this.stored.startedAt ? `, ${clock(this.elapsed())}` : "";
     const assisted = this.stored.assisted ? " (with hints)" : "";
     return [`gapgrid ${this.puzzle.name || this.variant.name} ${this.puzzle.date}`,
@@ -795,7 +869,7 @@ class PlayPage {
     const holder = $("solution");
     const served = this.caps.unknown || this.caps.has(route); // unknown: it may well be
     const opens = this.puzzle.solution_opens_at;
-    if (this.live || Date.now() < Date.parse(opens)) {
+    if (this.live || serverNow() < Date.parse(opens)) {
       if (!served) return;
       panel.hidden = false;
       holder.replaceChildren(element("p", { class: "muted" },
@@ -820,7 +894,7 @@ class PlayPage {
         const line = answer.moves || answer.line || answer.solution
           || Object.values(answer).find((value) => Array.isArray(value)) || [];
         const heading = element("p", { tabindex: "-1" },
-          `A winning line of ${line.length} actions:`);
+          `A winning line of ${counted(line.length, "action")}:`);
         holder.replaceChildren(
           heading,
           element("ol", { class: "solution-line" }, ...line.map((move) =>

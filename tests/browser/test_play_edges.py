@@ -1,0 +1,147 @@
+"""The player's page at its edges, in real Chromium against a real ``gapgrid serve``: a
+device whose clock is far off, a day that ends while the page is open, a server that
+cannot be reached, a name spelt in another case, the keyboard's focus."""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.browser.conftest import watched_page
+from tests.browser.support import WIN_VARIANT, ClockedServer, Served
+from tests.browser.test_play import (
+    click_move,
+    open_puzzle,
+    puzzle_of,
+    settle,
+    state_of,
+    targets_by_source,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytest.importorskip("playwright", reason="the playwright package is not installed")
+from playwright.sync_api import expect  # after the skip, on purpose
+
+HAS_TOKEN = ("() => Object.keys(localStorage).some((key) => key.startsWith('gapgrid:game:')"
+             " && JSON.parse(localStorage.getItem(key)).token)")
+"""True once the page has kept its game's start token."""
+
+
+def next_day(served: Served) -> datetime.date:
+    return datetime.date.fromisoformat(served.today) + datetime.timedelta(days=1)
+
+
+def test_a_device_a_day_ahead_times_the_game_as_the_server_does(page: Page,
+                                                                 served: Served) -> None:
+    """With the device's clock past the puzzle's late hour (02:00 of its next day), the
+    game's clock still runs until it is submitted, as the server times it: the page goes
+    by the server's clock (it judged by the device's, stopped the clock at the last move
+    and called it "Time", and the ranked time came out longer)."""
+    page.clock.set_fixed_time(datetime.datetime.combine(
+        next_day(served), datetime.time(2), tzinfo=datetime.UTC))
+    open_puzzle(page, WIN_VARIANT)
+    click_move(page, served.line[0])
+    settle(page)
+    page.wait_for_function(HAS_TOKEN)
+    page.click('[data-action="finish"]')
+    expect(page.locator("#summary-figures")).to_contain_text("Time (runs until you submit)")
+
+
+def test_a_day_that_ends_while_the_page_is_open_is_said_once(browser: Browser,
+                                                             clocked: ClockedServer) -> None:
+    """Opened before midnight UTC (the server's) and first played after it, today's page is
+    refused a start token: it says once that the day is over, with the way to today's
+    puzzle, asks for no more tokens, offers no submission and still gives hints (every move
+    asked again, hints said to try again in a moment, and Submit was offered)."""
+    day = datetime.datetime.now(datetime.UTC).date()
+    midnight = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(),
+                                         tzinfo=datetime.UTC)
+    clocked.set(midnight - datetime.timedelta(minutes=2))
+    status, puzzle = clocked.api("GET", f"/v1/daily/{WIN_VARIANT}")
+    assert status == 200 and puzzle["date"] == day.isoformat(), puzzle
+    first = state_of(puzzle, []).legal_moves()[0]
+    second = state_of(puzzle, [str(first)]).legal_moves()[0]
+    starts: list[str] = []
+    page, watch = watched_page(browser, clocked)
+    try:
+        page.on("request", lambda sent: starts.append(sent.url) if sent.url.endswith(
+            "/start") else None)
+        open_puzzle(page, WIN_VARIANT)
+        clocked.set(midnight + datetime.timedelta(minutes=1))
+        click_move(page, str(first))
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("The day of this puzzle is over")
+        expect(page.locator("#message a")).to_have_attribute("href", f"/play/{WIN_VARIANT}")
+        expect(page.locator("#subtitle")).to_contain_text(f"Puzzle of {day}")
+        click_move(page, str(second))
+        settle(page)
+        page.keyboard.press("h")
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("Hint")
+        expect(page.locator('[data-action="finish"]')).to_be_hidden()
+    finally:
+        page.context.close()
+    assert len(starts) == 1, starts
+    assert [problem for problem in watch.problems if "status of 409" not in problem] == []
+
+
+def test_a_move_the_server_never_answered_leaves_no_selection_drawn(browser: Browser,
+                                                                    served: Served) -> None:
+    """A gap chosen, then the card clicked while the server cannot be reached: the page
+    says so and the board no longer shows the gap as chosen (it did, while the page had
+    forgotten it, so the next click sent a card to another gap)."""
+    puzzle = puzzle_of(served, WIN_VARIANT)
+    source, targets = next(iter(targets_by_source(state_of(puzzle, [])).items()))
+    page, watch = watched_page(browser, served)
+    try:
+        open_puzzle(page, WIN_VARIANT)
+        page.click(f'[data-slot="{targets[0]}"]')
+        expect(page.locator(f'[data-slot="{targets[0]}"]')).to_have_attribute(
+            "aria-selected", "true")
+        page.route("**/v1/moves", lambda route: route.abort())
+        page.click(f'[data-slot="{source}"]')
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("cannot be reached")
+        expect(page.locator('#board [aria-selected="true"]')).to_have_count(0)
+    finally:
+        page.context.close()
+    assert [problem for problem in watch.problems if "ERR_FAILED" not in problem] == []
+
+
+def test_a_name_in_another_case_is_the_same_player(page: Page, served: Served) -> None:
+    """Submitted as "Straße", then on another puzzle as "STRASSE", which the server folds
+    to the same player: the page sends the player's token (it kept it under a key the
+    second spelling missed, and said the name belonged to someone else); both are stored
+    for the name as first registered."""
+    other = next(slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT)
+    for slug, name in ((WIN_VARIANT, "Straße"), (other, "STRASSE")):
+        puzzle = puzzle_of(served, slug)
+        open_puzzle(page, slug)
+        click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
+        settle(page)
+        page.click('[data-action="finish"]')
+        page.fill("#player", name)
+        page.click('[data-action="submit"]')
+        # stored under the name as it was first registered
+        expect(page.locator("#submit-result")).to_contain_text("Stored for Straße")
+
+
+def test_undo_keeps_the_focus_when_it_turns_itself_off(page: Page, served: Served) -> None:
+    """Enter on Undo for the last undo disables the button; the focus goes to the board,
+    not to the page's body (a keyboard player lost their place); reloaded, the restored
+    game counts its one move in the singular."""
+    open_puzzle(page, WIN_VARIANT)
+    click_move(page, served.line[0])
+    settle(page)
+    page.reload()
+    settle(page)
+    expect(page.locator("#message")).to_contain_text("restored (1 move)")
+    page.focus('[data-action="undo"]')
+    page.keyboard.press("Enter")
+    settle(page)
+    expect(page.locator('[data-action="undo"]')).to_be_disabled()
+    assert page.evaluate("() => document.activeElement.dataset.slot") is not None
