@@ -23,6 +23,20 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_until_answering(url: str, process: subprocess.Popen[bytes], name: str) -> None:
+    """Wait (20 s at most) until the server ``process`` started answers at ``url``."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            request("GET", f"{url}/v1/variants/montana")
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited at start-up") from None
+            time.sleep(0.1)
+    raise RuntimeError(f"{name} did not answer within 20 s")
+
+
 class LiveServer:
     """``gapgrid serve`` in a subprocess, on an instance folder that outlives restarts."""
 
@@ -37,27 +51,23 @@ class LiveServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
+    def command(self, port: int) -> list[str]:
+        """What runs the server on ``port``."""
+        return [str(GAPGRID), "serve", "--port", str(port), "--threads", "8"]
+
     def start(self) -> LiveServer:
         port = free_port()
         env = {**os.environ, "GAPGRID_INSTANCE": str(self.instance),
                "GAPGRID_SECRET_KEY": self.secret, **self.environment}
         log = None if self.log is None else self.log.open("ab")
         self.process = subprocess.Popen(
-            [str(GAPGRID), "serve", "--port", str(port), "--threads", "8"], env=env,
+            self.command(port), env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL if log is None else log)
         if log is not None:
             log.close()  # the server has its own copy
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                request("GET", f"{self.url}/v1/variants/montana")
-                return self
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError("gapgrid serve exited at start-up") from None
-                time.sleep(0.1)
-        raise RuntimeError("gapgrid serve did not answer within 20 s")
+        wait_until_answering(self.url, self.process, "gapgrid serve")
+        return self
 
     def stop(self) -> None:
         if self.process is not None:

@@ -38,8 +38,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 @pytest.fixture(scope="session")
 def clocked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClockedServer]:
     """The real app and server on a clock the test sets (from now until it does)."""
-    server = ClockedServer(tmp_path_factory.mktemp("clocked") / "instance")
-    server.start(datetime.datetime.now(datetime.UTC))
+    server = ClockedServer(tmp_path_factory.mktemp("clocked") / "instance",
+                           datetime.datetime.now(datetime.UTC))
+    server.start()
     yield server
     server.stop()
 
@@ -98,28 +99,28 @@ def watched_page(browser: Browser, served: Served | ClockedServer, width: int = 
     return page, watch
 
 
-@pytest.fixture
-def page(browser: Browser, served: Served) -> Iterator[Page]:
-    """A desktop-sized page (1280 x 800); the test fails on any console error."""
-    opened, watch = watched_page(browser, served)
+def checked(watched: tuple[Page, PageWatch]) -> Iterator[Page]:
+    """The page of a :func:`watched_page`, closed after the test, which fails if the page
+    had any problem."""
+    opened, watch = watched
     yield opened
     opened.context.close()
     assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.fixture
+def page(browser: Browser, served: Served) -> Iterator[Page]:
+    """A desktop-sized page (1280 x 800); the test fails on any console error."""
+    yield from checked(watched_page(browser, served))
 
 
 @pytest.fixture
 def clocked_page(browser: Browser, clocked: ClockedServer) -> Iterator[Page]:
     """A desktop-sized page on the clocked server; the test fails on any console error."""
-    opened, watch = watched_page(browser, clocked)
-    yield opened
-    opened.context.close()
-    assert not watch.problems, "\n".join(watch.problems)
+    yield from checked(watched_page(browser, clocked))
 
 
 @pytest.fixture
 def phone(browser: Browser, served: Served) -> Iterator[Page]:
     """A phone-sized touch page (360 x 740); the test fails on any console error."""
-    opened, watch = watched_page(browser, served, 360, 740, touch=True)
-    yield opened
-    opened.context.close()
-    assert not watch.problems, "\n".join(watch.problems)
+    yield from checked(watched_page(browser, served, 360, 740, touch=True))

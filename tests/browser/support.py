@@ -22,9 +22,7 @@ import concurrent.futures
 import datetime
 import os
 import shutil
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,7 +34,7 @@ from gapgrid import plugins
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL
-from tests.api.live import LiveServer, free_port, request
+from tests.api.live import LiveServer, request
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 """The repository, where ``python -m tests.browser.clocked_server`` is found."""
@@ -183,16 +181,16 @@ def winnable_server(root: Path) -> Iterator[Served]:
                        f"{SECRETS_TO_TRY} secrets")
 
 
-class ClockedServer:
+class ClockedServer(LiveServer):
     """The real app and server in a subprocess, on a clock a test sets
     (:mod:`tests.browser.clocked_server`): ``set(moment)`` moves it, and it runs on from
     there. Puzzles are made without certification, so that any day's comes at once."""
 
-    def __init__(self, instance: Path) -> None:
-        self.instance = instance
+    def __init__(self, instance: Path, moment: datetime.datetime) -> None:
+        super().__init__(instance, "clocked-browser-tests", environment={
+            "GAPGRID_CERTIFY_SECONDS": "0", "PYTHONPATH": str(ROOT)})
         self.clock_file = instance.parent / f"{instance.name}-clock"
-        self.url = ""
-        self.process: subprocess.Popen[bytes] | None = None
+        self.set(moment)
 
     def set(self, moment: datetime.datetime) -> None:
         """Make the server's now ``moment`` (an aware time)."""
@@ -200,32 +198,9 @@ class ClockedServer:
         written.write_text(moment.isoformat())
         written.replace(self.clock_file)  # whole, for a request reading it meanwhile
 
-    def start(self, moment: datetime.datetime) -> ClockedServer:
-        self.set(moment)
-        port = free_port()
-        env = {**os.environ, "GAPGRID_INSTANCE": str(self.instance),
-               "GAPGRID_SECRET_KEY": "clocked-browser-tests", "GAPGRID_CERTIFY_SECONDS": "0"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.browser.clocked_server", str(port),
-             str(self.clock_file)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                request("GET", f"{self.url}/v1/variants/montana")
-                return self
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError("the clocked server exited at start-up") from None
-                time.sleep(0.1)
-        raise RuntimeError("the clocked server did not answer within 20 s")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=20)
-            self.process = None
+    def command(self, port: int) -> list[str]:
+        return [sys.executable, "-m", "tests.browser.clocked_server", str(port),
+                str(self.clock_file)]
 
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """Ask the server directly (not through the page): status and JSON body."""
