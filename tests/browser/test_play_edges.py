@@ -145,3 +145,14 @@ def test_undo_keeps_the_focus_when_it_turns_itself_off(page: Page, served: Serve
     settle(page)
     expect(page.locator('[data-action="undo"]')).to_be_disabled()
     assert page.evaluate("() => document.activeElement.dataset.slot") is not None
+
+
+def test_the_home_page_says_the_server_s_today(clocked_page: Page,
+                                               clocked: ClockedServer) -> None:
+    """With the server a day ahead of this device, the home page says the server's date
+    for today, the day of the puzzles it lists (it said the device's)."""
+    ahead = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)
+    clocked.set(ahead)
+    clocked_page.goto("/")
+    expect(clocked_page.locator("#puzzles")).to_have_attribute("data-loaded", "true")
+    expect(clocked_page.locator("#today")).to_have_text(f"today is {ahead.date()} (UTC)")

@@ -48,6 +48,8 @@ async function fill(variant, parts) {
     parts.badges.append(badge("no puzzle today", "muted"));
     return;
   }
+  // today as the server counts it (this device's clock said it until a puzzle came)
+  document.getElementById("today").textContent = `today is ${puzzle.date} (UTC)`;
   if (puzzle.certified) parts.badges.append(badge("certified", "good"));
   if (Number.isInteger(puzzle.par)) parts.badges.append(badge(`par ${puzzle.par}`, "plain"));
   if (puzzle.difficulty?.label) {
@@ -56,7 +58,8 @@ async function fill(variant, parts) {
   const game = saved.load(puzzle.id);
   if (game && game.moves.length) {
     parts.progress.textContent = game.submittedAs ? `Submitted as ${game.submittedAs}`
-      : `Your game: ${cardMoves(game.moves)} moves so far`;
+      : `Your game: ${cardMoves(game.moves)} move${cardMoves(game.moves) === 1 ? "" : "s"} `
+        + "so far";
   }
 }
 
