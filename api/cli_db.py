@@ -18,6 +18,7 @@ URL, with its password, stays in the environment, out of the process list
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -143,11 +144,9 @@ def import_command(source: str) -> None:
 @db_group.command("prune")
 def prune_command() -> None:
     """Delete the hints and start tokens of the puzzles that take no more submissions
-    (days over, and their late hour too): nothing reads them again, and they would grow
+    (days over, and their late hour too, an hour ago): nothing reads them again, and they would grow
     with every game played. Puzzles, submissions, leaderboards and players are kept.
     Safe while servers run; run it daily (cron, a systemd timer), or never, to keep them."""
-    import datetime
-
     from gapgrid.api.db import engine
     from gapgrid.api.services.puzzles import first_open_day
     from gapgrid.api.store import Store
@@ -156,7 +155,9 @@ def prune_command() -> None:
     where = engine.describe(database)
     if isinstance(database, Path) and not database.exists():  # not made by pruning it
         raise SetupError(f"no database at {database} (GAPGRID_DATABASE): nothing to prune")
-    before = first_open_day(datetime.datetime.now(datetime.UTC)).isoformat()
+    # an hour to spare: a server whose clock runs behind this machine's, or a late
+    # submission checked before its hour ended and stored after, still finds its token
+    before = first_open_day(datetime.datetime.now(datetime.UTC) - PRUNE_MARGIN).isoformat()
     with _database_errors("prune", where):
         store = Store(database)
         try:
@@ -166,6 +167,9 @@ def prune_command() -> None:
     click.echo(f"{where}: deleted {pruned.hints:,} hints and {pruned.start_tokens:,} start "
                f"tokens of puzzles before {before}")
 
+
+PRUNE_MARGIN: Final = datetime.timedelta(hours=1)
+"""How long after its late hour a puzzle's hints and start tokens are still kept."""
 
 PROGRESS_ROWS: Final = 100_000
 """Rows between two progress lines while one table is being copied."""

@@ -226,7 +226,8 @@ def _effort(document: dict[str, Any]) -> str:
 @budget_flag
 @click.option("--max-positions", type=WholeNumberRange(min=1), default=None, metavar="P",
               help="Also stop after P positions: a budget that gives the same answer on "
-                   "any machine, however loaded.")
+                   "any machine, however loaded (with a --budget long enough not to stop "
+                   "the search first).")
 @memory_flag
 @click.option("--search", type=click.Choice(SEARCH_MODES), default="whole", show_default=True,
               help="What the solver runs: every search it has, or the complete restarts "

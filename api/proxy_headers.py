@@ -35,6 +35,7 @@ TRUSTED_HEADERS: Final = frozenset(
 LOG: Final = logging.getLogger("gapgrid.proxy")
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+"""A WSGI application (also what :mod:`gapgrid.api.server` serves)."""
 
 
 class ProxyHeaders:

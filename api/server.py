@@ -43,7 +43,7 @@ from waitress.task import ErrorTask
 
 from gapgrid.api.config import Settings
 from gapgrid.api.problems import LONGEST_INSTANCE, MEDIA_TYPE
-from gapgrid.api.proxy_headers import ProxyHeaders
+from gapgrid.api.proxy_headers import ProxyHeaders, WSGIApp
 from gapgrid.api.text import bounded, excerpt
 
 ACCESS_LOG: Final = logging.getLogger("gapgrid.access")
@@ -60,7 +60,6 @@ LOGGED_PATH: Final = 200
 """Characters of a request path an access-log line keeps."""
 
 
-WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class ServeError(RuntimeError):

@@ -69,6 +69,11 @@ class LiveServer:
         wait_until_answering(self.url, self.process, "gapgrid serve")
         return self
 
+    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """Ask the server for ``path``: status and JSON body."""
+        status, _, answer = request(method, self.url + path, body)
+        return status, answer
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()

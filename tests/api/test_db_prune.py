@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gapgrid.api.cli import main
+from gapgrid.api.cli_db import PRUNE_MARGIN
 from gapgrid.api.db import schema
 from gapgrid.api.services.puzzles import first_open_day
 from gapgrid.api.store import Store
@@ -53,23 +54,28 @@ def count(store: Store, table: schema.Table, day: datetime.date) -> int:
 
 def test_prune_deletes_the_hints_and_tokens_of_closed_puzzles_only(
         database: Path | str) -> None:
-    """On SQLite and PostgreSQL: the rows of a day long closed go, those of a day still open
-    stay, and so do the puzzles; a second run finds nothing left to delete."""
+    """On SQLite and PostgreSQL: the rows of a day long closed go, and those of the day
+    before the first one kept (the first open day of an hour ago); those of that day and of
+    a day still open stay, and so do the puzzles; a second run finds nothing to delete."""
+    kept = first_open_day(datetime.datetime.now(datetime.UTC) - PRUNE_MARGIN)
+    closed = kept - datetime.timedelta(days=1)
     store = Store(database)
     try:
         fill(store, OLD, 3)
+        fill(store, closed, 1)
+        fill(store, kept, 1)
         fill(store, AHEAD, 2)
     finally:
         store.close()
     environment = {"GAPGRID_DATABASE": str(database)}
-    before = first_open_day(datetime.datetime.now(datetime.UTC)).isoformat()
     result = CliRunner().invoke(main, ["db", "prune"], env=environment)
     assert result.exit_code == 0, result.output
-    assert f"deleted 3 hints and 3 start tokens of puzzles before {before}" in result.output
+    assert f"deleted 4 hints and 4 start tokens of puzzles before {kept}" in result.output
     store = Store(database)
+    days = (OLD, closed, kept, AHEAD)
     try:
-        assert [count(store, schema.hints, day) for day in (OLD, AHEAD)] == [0, 2]
-        assert [count(store, schema.start_tokens, day) for day in (OLD, AHEAD)] == [0, 2]
+        assert [count(store, schema.hints, day) for day in days] == [0, 0, 1, 2]
+        assert [count(store, schema.start_tokens, day) for day in days] == [0, 0, 1, 2]
         assert store.puzzle(f"{OLD.isoformat()}-montana") is not None
         assert store.hints_for(f"{AHEAD}-1") == 1
     finally:

@@ -24,12 +24,16 @@ def behind_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def no_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server that trusts no proxy."""
+@pytest.fixture(scope="module", params=["", "192.0.2.1"], ids=["no proxy", "another proxy"])
+def not_behind(request: pytest.FixtureRequest,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server that trusts no proxy, then one that trusts a proxy at another address than
+    the tests' requests come from."""
     folder = tmp_path_factory.mktemp("direct")
-    server = LiveServer(folder / "instance", environment={
-        "GAPGRID_LIMIT_READS": READS}).start()
+    environment = {"GAPGRID_LIMIT_READS": READS}
+    if request.param:
+        environment["GAPGRID_TRUSTED_PROXY"] = request.param
+    server = LiveServer(folder / "instance", environment=environment).start()
     yield server
     server.stop()
 
@@ -51,30 +55,30 @@ def test_the_proxy_s_client_is_the_one_the_limits_count(behind_proxy: LiveServer
 CLIENTS = ("198.51.100.11", "198.51.100.12", "198.51.100.13", "198.51.100.14")
 
 
-def test_without_a_trusted_proxy_the_header_is_not_believed(no_proxy: LiveServer,
-                                                            behind_proxy: LiveServer) -> None:
-    """A client cannot buy a fresh allowance by naming another address each time: the
-    server it reaches directly counts it once (the allowance runs out within four reads,
-    the start-up check's included), where the one behind the proxy counts four clients."""
-    assert 429 in [status for client in CLIENTS for status in reads(no_proxy, client, 1)]
+def test_a_header_not_from_the_trusted_proxy_is_not_believed(not_behind: LiveServer,
+                                                             behind_proxy: LiveServer) -> None:
+    """A client cannot buy a fresh allowance by naming another address each time: a server
+    it reaches directly, trusting no proxy or a proxy elsewhere, counts it once (the
+    allowance runs out within four reads, the start-up check's included), where the one
+    behind the proxy counts four clients."""
+    assert 429 in [status for client in CLIENTS for status in reads(not_behind, client, 1)]
     assert [status for client in CLIENTS for status in reads(behind_proxy, client, 1)] == [
         200, 200, 200, 200]
 
 
-@pytest.mark.parametrize(("header", "value"), [
-    ("X-Forwarded-For", 'garbage"'),
-    ("X-Forwarded-Proto", "ftp"),
+@pytest.mark.parametrize(("header", "value", "slug"), [
+    ("X-Forwarded-For", 'garbage"', "montana"),
+    ("X-Forwarded-Proto", "ftp", "spaces"),
 ])
 def test_a_malformed_header_from_the_proxy_is_a_problem_and_logged(
-        behind_proxy: LiveServer, header: str, value: str) -> None:
+        behind_proxy: LiveServer, header: str, value: str, slug: str) -> None:
     """A 400 problem document naming the header, with its access-log line (it was
     waitress's plain-text page, and no line)."""
-    path = f"/v1/variants/montana?{header}"
-    status, headers, body = request("GET", f"{behind_proxy.url}{path}",
+    status, headers, body = request("GET", f"{behind_proxy.url}/v1/variants/{slug}",
                                     headers={header: value})
     assert status == 400
     assert headers["Content-Type"] == "application/problem+json"
     assert body["status"] == 400 and header in body["detail"]
     assert behind_proxy.log is not None
     log = Path(behind_proxy.log).read_text()
-    assert "GET /v1/variants/montana 400" in log
+    assert f"GET /v1/variants/{slug} 400" in log

@@ -10,6 +10,7 @@ it theirs; everything else is ``gapgrid serve``'s, from the environment.
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 from pathlib import Path
 
@@ -19,9 +20,12 @@ from gapgrid.api.server import build_server
 
 
 def file_clock(path: Path) -> datetime.datetime:
-    """The time set in ``path``, plus the real time since it was set."""
-    set_at = datetime.datetime.fromisoformat(path.read_text().strip())
-    since = datetime.datetime.now(datetime.UTC).timestamp() - path.stat().st_mtime
+    """The time set in ``path``, plus the real time since it was set (the text and its time
+    read from one open file: a new one put in its place meanwhile is not half read)."""
+    with path.open() as written:
+        set_when = os.fstat(written.fileno()).st_mtime
+        set_at = datetime.datetime.fromisoformat(written.read().strip())
+    since = datetime.datetime.now(datetime.UTC).timestamp() - set_when
     return set_at + datetime.timedelta(seconds=since)
 
 

@@ -201,8 +201,3 @@ class ClockedServer(LiveServer):
     def command(self, port: int) -> list[str]:
         return [sys.executable, "-m", "tests.browser.clocked_server", str(port),
                 str(self.clock_file)]
-
-    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """Ask the server directly (not through the page): status and JSON body."""
-        status, _, answer = request(method, self.url + path, body)
-        return status, answer

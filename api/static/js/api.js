@@ -28,8 +28,8 @@ export function serverNow() {
   return Date.now() + clockOffset;
 }
 
-async function send(method, path, body, headers = {}, cache = "default") {
-  const init = { method, cache, headers: { Accept: "application/json", ...headers } };
+async function send(method, path, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -60,10 +60,6 @@ async function send(method, path, body, headers = {}, cache = "default") {
 
 /** GET a JSON document. */
 export const getJSON = (path) => send("GET", path);
-
-/** GET a JSON document as the server has it now: one this browser keeps is asked for
- * again (a 304 when unchanged), as for which day is today. */
-export const getFreshJSON = (path) => send("GET", path, undefined, {}, "no-cache");
 
 /** POST a JSON body (with more request headers, if given) and read the JSON answer. */
 export const postJSON = (path, body, headers) => send("POST", path, body, headers);

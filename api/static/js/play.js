@@ -5,9 +5,7 @@
 // Clicks and keys are queued and handled one at a time, so a fast player (or
 // a test) never has two requests racing to change the game.
 
-import {
-  ApiError, capabilities, enc, getFreshJSON, getJSON, postJSON, serverNow, todayUTC,
-} from "./api.js";
+import { ApiError, capabilities, enc, getJSON, postJSON, serverNow } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
 import { cardMoves, effectiveActions, Game, saved } from "./game.js";
@@ -20,10 +18,17 @@ const PLAYER_NAME = new RegExp("^(?!.*\\p{Default_Ignorable_Code_Point})"
   + "[\\p{L}\\p{N}](?:[\\p{L}\\p{M}\\p{N}\\p{Zs}_.-]*[\\p{L}\\p{N}])?\\p{M}*$", "u");
 const PLAYER_LENGTH = 32; // characters, as the server counts them (not UTF-16 units)
 
-/** One player's spellings share this. The server folds case fully (Straße and STRASSE are
- * one player): upper case then lower case comes close, where lower case alone kept those
- * two apart, and the page sent no token for the second. */
-function playerKey(name, fold = (text) => text.toUpperCase().toLowerCase()) {
+/** Case folded as the server folds it (Python's casefold), letter by letter: ß and ẞ
+ * become ss (lower case alone kept Straße and STRASSE apart, and the page sent no token for
+ * the second), and the dotless ı stays itself (upper case made it i: Kıral took Kiral's
+ * token). */
+function caseFolded(text) {
+  return Array.from(text, (letter) => (letter === "ı" ? letter
+    : letter.toLowerCase().toUpperCase().toLowerCase())).join("");
+}
+
+/** One player's spellings share this, as the server's key does (api/names.py). */
+function playerKey(name, fold = caseFolded) {
   return fold(name.normalize("NFKC")).normalize("NFKC").split(/\s+/u)
     .filter(Boolean).join(" ");
 }
@@ -107,22 +112,13 @@ class PlayPage {
   async start() {
     try {
       this.caps = await capabilities();
-      const [variant, puzzle, daily] = await Promise.all([
+      const [variant, puzzle] = await Promise.all([
         getJSON(`/v1/variants/${enc(this.slug)}`),
         getJSON(this.requestedDate ? `/v1/puzzles/${enc(this.requestedDate)}/${enc(this.slug)}`
           : `/v1/daily/${enc(this.slug)}`),
-        // a dated page asks the server which day is today: see `live` below
-        this.requestedDate ? getFreshJSON(`/v1/daily/${enc(this.slug)}`).catch(() => null)
-          : null,
       ]);
       this.variant = variant;
       this.puzzle = puzzle;
-      // Today's puzzle is today's by the server's clock, whatever this device's says (a
-      // phone a few minutes slow at midnight, or set to the wrong zone, showed it as a past
-      // day's: untimed, no submission); on a dated page too. Only when the server gives no
-      // daily puzzle does this device's clock decide.
-      this.live = !this.requestedDate || (daily ? daily.date === puzzle.date
-        : puzzle.date === todayUTC());
     } catch (error) {
       this.cannotShow(error);
       return;
@@ -135,15 +131,21 @@ class PlayPage {
     this.mendSave();
     // The saved game first, then the board and the controls: a key pressed while it was
     // being replayed (a slow connection) made a game of its own and overwrote the save.
-    // Its answer also sets the server's clock (`serverNow`), which the heading's link to
-    // a late game waits for.
+    // Its answer also sets the server's clock (`serverNow`), which what follows goes by.
     this.loading = this.guard(() => this.game.load(this.stored.moves));
-    this.drawHeading();
     const refused = await this.loading;
+    this.mendStartTime();
+    // Today's puzzle is today's by the server's clock, whatever this device's says (a
+    // phone a few minutes slow at midnight, or set to the wrong zone, showed it as a past
+    // day's: untimed, no submission); on a dated page too.
+    const now = serverNow();
+    this.live = !this.requestedDate || (Date.parse(this.puzzle.starts_at) <= now
+      && now < Date.parse(this.puzzle.ends_at));
     // A game started on its day (its start token kept) may still be submitted after
     // midnight: the server takes it, with the token, until the solution opens.
-    this.submittable = this.live || (Boolean(this.stored.token) && serverNow()
+    this.submittable = this.live || (Boolean(this.stored.token) && now
       < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
+    this.drawHeading();
     if (!this.game.position) { // the server could not replay anything: the save is kept
       this.cannotShow(null);
       return;
@@ -171,21 +173,25 @@ class PlayPage {
   }
 
   /** A save damaged or edited by hand, mended where it can be: a time that is not a number
-   * goes (not NaN:NaN), the start time taken again from the server's when that is kept,
-   * and a start token that could not be one goes (every hint and submission with it was
-   * refused, so the game could never be submitted). */
+   * goes (not NaN:NaN), and a start token that could not be one goes (every hint and
+   * submission with it was refused, so the game could never be submitted). */
   mendSave() {
     const stored = this.stored;
     for (const field of ["startedAt", "finishedSeconds", "lastMoveSeconds"]) {
       if (stored[field] !== undefined && !Number.isFinite(stored[field])) delete stored[field];
     }
-    const serverStart = Date.parse(stored.serverStartedAt);
-    if (stored.startedAt === undefined && Number.isFinite(serverStart)) {
-      stored.startedAt = serverStart;
-    }
     if (stored.token !== undefined && !(typeof stored.token === "string"
-        && /^[A-Za-z0-9._-]{1,1000}$/.test(stored.token))) {
+        && /^[A-Za-z0-9._-]{1,512}$/.test(stored.token))) {
       delete stored.token;
+    }
+  }
+
+  /** A start time lost from a save (damaged) taken again from the server's, which is kept
+   * with it, moved onto this device's clock as the timer counts (it stayed at 0:00). */
+  mendStartTime() {
+    const serverStart = Date.parse(this.stored.serverStartedAt);
+    if (this.stored.startedAt === undefined && Number.isFinite(serverStart)) {
+      this.stored.startedAt = serverStart - (serverNow() - Date.now());
     }
   }
 
