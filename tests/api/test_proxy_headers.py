@@ -4,6 +4,7 @@ is a problem document with its log line."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,5 +81,15 @@ def test_a_malformed_header_from_the_proxy_is_a_problem_and_logged(
     assert headers["Content-Type"] == "application/problem+json"
     assert body["status"] == 400 and header in body["detail"]
     assert behind_proxy.log is not None
-    log = Path(behind_proxy.log).read_text()
-    assert f"GET /v1/variants/{slug} 400" in log
+    assert logged(Path(behind_proxy.log), f"GET /v1/variants/{slug} 400")
+
+
+def logged(log: Path, text: str) -> bool:
+    """Whether ``text`` comes into the server's log within 5 s: a request's line is written
+    once its answer has gone out, so it may follow the answer by a moment."""
+    deadline = time.monotonic() + 5
+    while text not in log.read_text():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
