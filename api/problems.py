@@ -44,6 +44,16 @@ DATABASE_RETRY_AFTER: Final = 10
 """Seconds a client is asked to wait when the database does not answer."""
 
 
+def bare_problem(status: int, title: str, detail: str, instance: str | None = None) -> bytes:
+    """A problem document made outside the app, with no Flask request: what the server's
+    own answers (:mod:`gapgrid.api.server`, :mod:`gapgrid.api.proxy_headers`) send."""
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status,
+                            "detail": detail}
+    if instance is not None:
+        body["instance"] = instance
+    return json.dumps(body).encode()
+
+
 class Problem(Exception):
     """An error answer: status, a short title, a detail for people, and where it lies."""
 

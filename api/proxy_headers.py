@@ -13,7 +13,6 @@ client's forwarding headers are dropped, and a malformed header from the proxy g
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Final
@@ -25,7 +24,7 @@ from waitress.proxy_headers import (
     parse_proxy_headers,
 )
 
-from gapgrid.api.problems import MEDIA_TYPE
+from gapgrid.api.problems import MEDIA_TYPE, bare_problem
 from gapgrid.api.text import bounded
 
 TRUSTED_HEADERS: Final = frozenset(
@@ -65,8 +64,7 @@ class ProxyHeaders:
 
 
 def _malformed(header: str, start_response: Callable[..., Any]) -> list[bytes]:
-    body = json.dumps({"type": "about:blank", "title": "Bad Request", "status": 400,
-                       "detail": f"the proxy's {header} header is malformed"}).encode()
+    body = bare_problem(400, "Bad Request", f"the proxy's {header} header is malformed")
     start_response("400 Bad Request", [
         ("Content-Type", MEDIA_TYPE), ("Content-Length", str(len(body))),
         # read by a page on another origin as the app's own problems are

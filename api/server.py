@@ -28,7 +28,6 @@ raise :class:`ServeError`, one line in the user's words.
 from __future__ import annotations
 
 import errno
-import json
 import logging
 import resource
 import socket
@@ -42,7 +41,7 @@ from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ErrorTask
 
 from gapgrid.api.config import Settings
-from gapgrid.api.problems import LONGEST_INSTANCE, MEDIA_TYPE
+from gapgrid.api.problems import LONGEST_INSTANCE, MEDIA_TYPE, bare_problem
 from gapgrid.api.proxy_headers import ProxyHeaders, WSGIApp
 from gapgrid.api.text import bounded, excerpt
 
@@ -137,15 +136,12 @@ class ProblemErrorTask(ErrorTask):  # type: ignore[misc]
             431: f"the request line and headers are larger than {self.max_header} bytes",
             500: "the server failed to answer; the error has been logged",
         }.get(status) or f"the request is not valid HTTP: {bounded(str(error.body), 200)}"
-        problem = {"type": "about:blank", "title": error.reason, "status": status,
-                   "detail": detail}
         # The request's path only where waitress read the request whole up to its body: for
         # headers over the limit it parses a stand-in request ("GET /"), and a malformed
         # request may have none.
         path = getattr(self.request, "path", None)
-        if status == 413 and isinstance(path, str) and path and len(path) <= LONGEST_INSTANCE:
-            problem["instance"] = path
-        body = json.dumps(problem).encode()
+        named = status == 413 and isinstance(path, str) and path and len(path) <= LONGEST_INSTANCE
+        body = bare_problem(status, error.reason, detail, instance=path if named else None)
         self.status = f"{status} {error.reason}"
         self.response_headers.append(("Content-Type", MEDIA_TYPE))
         # A page on another origin may read why its request was refused (a body too large

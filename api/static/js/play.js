@@ -226,17 +226,23 @@ class PlayPage {
     }
   }
 
-  drawHeading() {
+  /** The puzzle's day (today's or not), its grid, redeals and certificate. */
+  drawSubtitle() {
     const { puzzle, variant } = this;
-    const name = puzzle.name || variant.name;
-    document.title = `${name}, ${puzzle.date} · gapgrid`;
-    $("title").textContent = name;
     const redeals = variant.redeals === 0 ? "no redeal"
       : variant.redeals === "unlimited" ? "unlimited redeals"
         : `${variant.redeals} redeal${variant.redeals === 1 ? "" : "s"}`;
     $("subtitle").textContent = `${this.live ? "Today's puzzle" : "Puzzle"} of ${puzzle.date}`
       + ` · ${variant.rows} × ${variant.rstep} · ${redeals}`
       + (puzzle.certified ? " · certified winnable" : "");
+  }
+
+  drawHeading() {
+    const { puzzle, variant } = this;
+    const name = puzzle.name || variant.name;
+    document.title = `${name}, ${puzzle.date} · gapgrid`;
+    $("title").textContent = name;
+    this.drawSubtitle();
     $("rules-summary").textContent = variant.summary || "";
     // Par and difficulty come with certified puzzles (issue 11): shown when the
     // puzzle has them, left out of the status bar otherwise (the summary says so).
@@ -575,7 +581,7 @@ class PlayPage {
     if (!this.live) return;
     this.live = false;
     this.submittable = false;
-    $("subtitle").textContent = $("subtitle").textContent.replace("Today's puzzle", "Puzzle");
+    this.drawSubtitle();
     this.say(`The day of this puzzle is over (midnight UTC has passed): this game can no `
       + `longer be timed or submitted. Hints still work.`, "error");
     $("message").append(" ", element("a", { href: `/play/${enc(this.slug)}` },
