@@ -63,6 +63,7 @@ from gapgrid.api.cli_support import (
     NUMBER_ARGUMENTS,
     SECONDS,
     GapgridGroup,
+    SetupError,
     WholeNumberRange,
     database_faults_said,
     echo_json,
@@ -84,6 +85,7 @@ from gapgrid.api.cli_support import (
 from gapgrid.api.command_settings import HELP_OPTIONS
 from gapgrid.api.pysolfc.cli import pysolfc
 from gapgrid.api.services import games
+from gapgrid.api.services.errors import ServiceError
 from gapgrid.api.services.puzzles import parse_day
 from gapgrid.api.stand_ins import use_stand_ins
 from gapgrid.api.study import study
@@ -432,8 +434,14 @@ def daily(ctx: click.Context, variant: str, day: str | None, as_json: bool) -> N
     """
     if day is not None:  # before the instance is opened: a mistyped date is said first,
         parse_day(day)  # refused as the days without a puzzle are
-    with database_faults_said():
-        puzzle = puzzle_service(ctx).puzzle(day, variant).document
+    try:
+        with database_faults_said():
+            puzzle = puzzle_service(ctx).puzzle(day, variant).document
+    except ServiceError as error:
+        if day is None and error.field[:1] == ("date",):  # today: no --date to blame
+            raise SetupError(f"no puzzle today: {error.message} (GAPGRID_FIRST_DAY)"
+                             ) from None
+        raise
     if as_json:
         echo_json(puzzle)
         return

@@ -309,7 +309,8 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
         """Read the number (ASCII digits, as NUMBER; ``-0`` is 0); a usage error naming the
         option when it is none."""
         try:
-            if not str(value).isascii():  # float() reads other scripts' digits too
+            # float() reads other scripts' digits too, and 1_0 as 10
+            if not str(value).isascii() or "_" in str(value):
                 raise ValueError(value)
             return float(value) + 0.0  # -0.0 + 0.0 is 0.0: never "Time: -0 s"
         except ValueError:
@@ -482,8 +483,22 @@ def stdin_words(stream: IO[bytes], longest: int) -> Iterator[str]:
 
 def echo_json(data: Any) -> None:
     """Print ``data`` as JSON on one line: in UTF-8 as it is, else in ASCII with escapes
-    (a Latin-1 terminal's stand-ins would change names and reasons)."""
-    click.echo(json.dumps(data, ensure_ascii=plain_json()))
+    (a Latin-1 terminal's stand-ins would change names and reasons). Text that is no
+    Unicode (a file name's bytes, which Python keeps as lone surrogates) is escaped too:
+    written as it is, it would make the document no UTF-8, which JSON readers refuse."""
+    text = json.dumps(data, ensure_ascii=plain_json())
+    if not text.isascii() and _has_lone_surrogate(text):
+        text = json.dumps(data, ensure_ascii=True)
+    click.echo(text)
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point, which no UTF-8 text can."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -163,13 +163,29 @@ class Settings:
         )
         # The secret last, so that a bad value elsewhere is reported first and no file
         # is written for a configuration that is refused anyway.
-        secret = env.get("GAPGRID_SECRET_KEY") or instance_secret(instance,
-                                                                   create=create_secret)
+        secret = _secret_from(env) or instance_secret(instance, create=create_secret)
         if secret == DEVELOPMENT_SECRET:
             raise ConfigError("GAPGRID_SECRET_KEY is the development secret gapgrid 0.1.0 "
                               "published, so anyone could forge tokens with it: set another "
                               "one, or unset it to have a random one generated")
         return attrs.evolve(settings, secret_key=secret)
+
+
+def _secret_from(env: Mapping[str, str]) -> str:
+    """``GAPGRID_SECRET_KEY``, or "" when unset: text the tokens' signatures can be made
+    with (UTF-8: bytes a shell passed that are not are refused here, not at the first
+    token), of at most :data:`MAX_SECRET_BYTES`, as the secret file."""
+    secret = env.get("GAPGRID_SECRET_KEY", "")
+    try:
+        size = len(secret.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ConfigError("GAPGRID_SECRET_KEY is not UTF-8 text: set it to letters, digits "
+                          "and punctuation, or unset it to have a random one "
+                          "generated") from None
+    if size > MAX_SECRET_BYTES:
+        raise ConfigError(f"GAPGRID_SECRET_KEY has {size:,} bytes: at most "
+                          f"{MAX_SECRET_BYTES:,}")
+    return secret
 
 
 def database_from_environment(environ: Mapping[str, str] | None = None) -> Path | str:

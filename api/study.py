@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import concurrent.futures.process
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -315,16 +316,22 @@ def _connect(client_class: Any, address: str, stop: Stop | None = None) -> Any:
 # -- the command ----------------------------------------------------------------------------------
 
 
-def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]) -> list[str]:
-    """The slugs the study solves, each checked with ``options``; a usage error if not."""
+def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]
+                 ) -> tuple[list[str], dict[str, str]]:
+    """The slugs the study solves, each checked with ``options``, and the options as the rules
+    read them (``REDEALS=01`` is ``redeals=1``: one rule set, one study, whatever the
+    spelling); a usage error if not."""
     slugs = catalogue.slugs() if variant == "all" else [games.find_entry(catalogue, variant).slug]
     if not slugs:
         raise click.BadParameter("no variant is loaded (GAPGRID_DISABLE_PLUGINS, or plugins "
                                  "that failed, said above): there is nothing to study",
                                  param_hint="VARIANT")
+    normal: dict[str, str] = {}
     for slug in slugs:
-        games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
-    return slugs
+        rules = games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
+        # An option's parser is the registry's, one for every variant: any slug's reading does.
+        normal = {key.strip().lower(): rules.options[key.strip().lower()] for key in options}
+    return slugs, normal
 
 
 def _default_out(variant: str, options: dict[str, str], search: SearchMode) -> Path:
@@ -542,7 +549,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                                "the ones it left unknown")
     budget = budget_seconds_as_stored(budget)  # as the rows will hold it
     try:
-        slugs = _study_slugs(catalogue, variant, option_values)
+        slugs, option_values = _study_slugs(catalogue, variant, option_values)
     except ServiceError as error:
         hint = "--option" if error.field[:1] == ("options",) else "VARIANT"
         raise click.BadParameter(error.message, param_hint=hint) from None
@@ -613,7 +620,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             # A cluster first: a missing dask or an unreachable scheduler leaves no file.
             runner = None if local else _runner(dask_address, workers, stack, stop)
             handle, found = _open_for_append(path, resume, settings, slugs)
-            stack.callback(lambda: handle.close())  # the file held at the end
+            stack.callback(lambda: _close_held(handle))  # the file held at the end
             done = found.done if found is not None else frozenset()
             if left_out:
                 click.echo(left_out, err=True)
@@ -687,10 +694,7 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                     f"game {row.game_number}'s row is not one a study file may hold "
                     f"({error}), so it is not written: the rows so far are in "
                     f"{handle.name}") from None
-            # One write per whole line, flushed at once: a crash leaves whole rows and
-            # at worst one partial last line, which resuming cuts off.
-            handle.write(line.encode())
-            handle.flush()
+            _append_row(handle, line)
             bar.update(1)
     except KeyboardInterrupt:
         if stop.signal is None:  # not from a signal handled here (another thread's Ctrl-C)
@@ -701,7 +705,32 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                          f"(--resume, or --retry-unknown as before) to go on") from None
     finally:
         stop.interruptible = False
-        handle.flush()  # a row stopped between its write and its flush is kept for the sort
+        # A row stopped between its write and its flush is kept for the sort; one the
+        # machine refused has been said already, and resuming solves its deal again.
+        with contextlib.suppress(OSError):
+            handle.flush()
+
+
+def _close_held(handle: BinaryIO) -> None:
+    """Close the study file at the end. Every row was flushed as it was written, so all a
+    close can still have to write is a row the machine refused (said already, by
+    :func:`_append_row`): the machine refusing it again is no news."""
+    with contextlib.suppress(OSError):
+        handle.close()
+
+
+def _append_row(handle: BinaryIO, line: str) -> None:
+    """Append one row's line to the study file and flush it: one write per whole line, so a
+    crash leaves whole rows and at worst one partial last line, which resuming cuts off. A
+    write the machine refuses (no room, a file size limit, a read-only disk) is the
+    environment's error, said in one line, not a bug."""
+    try:
+        handle.write(line.encode())
+        handle.flush()
+    except OSError as error:
+        raise SetupError(f"cannot write {handle.name}: {error.strerror or error}; the rows "
+                         f"before it are in the file: run the command again (--resume, or "
+                         f"--retry-unknown as before) to go on") from None
 
 
 def _sort_held(path: Path, stop: Stop) -> None:
@@ -788,7 +817,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search
                                  f"unknown deals of a study already run", param_hint="--out")
     with stop_signals() as stop, ExitStack() as held:  # held until it is sorted
         handle = _open_held(path)
-        held.callback(lambda: handle.close())  # the file held at the end
+        held.callback(lambda: _close_held(handle))  # the file held at the end
         found = _read_held(handle, path, settings, slugs, retry=True)
         chosen = set(slugs)
         unknown = {key: before for key, before in found.unknown.items()

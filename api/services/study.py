@@ -525,14 +525,21 @@ def sort_study_file(path: Path) -> None:
     are copied from the file, under its own header. The new file replaces
     the old one atomically, so an interruption leaves one or the other. A
     partial last line is dropped; of two rows for one deal (an unknown one
-    and its retry at a larger budget) the later is kept.
+    and its retry at a larger budget) the later is kept. A file sorted
+    already, with no partial line, is left as it is: a finished study
+    resumed in a folder it may not write to still ends well.
     """
     places: dict[tuple[str, str, int], tuple[int, int]] = {}
+    in_order, last_key = True, None
     with open_study_file(path) as source:
         start, _ = read_header(source, path)
         for end, row in rows_of(source, path):
+            in_order = in_order and (last_key is None or row.key > last_key)
+            last_key = row.key
             places[row.key] = (start, end - start)
             start = end
+        if in_order and start == source.seek(0, os.SEEK_END):
+            return  # sorted already, no partial line: not rewritten (nor its folder written)
 
         def write(out: BinaryIO) -> None:
             source.seek(0)

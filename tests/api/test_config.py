@@ -57,6 +57,19 @@ def test_the_published_development_secret_is_refused(tmp_path: Path) -> None:
                                    "GAPGRID_INSTANCE": str(tmp_path)})
 
 
+@pytest.mark.parametrize(("secret", "words"), [
+    ("\udcff", "GAPGRID_SECRET_KEY is not UTF-8 text"),  # the byte 0xff a shell passed
+    ("x" * 4097, "GAPGRID_SECRET_KEY has 4,097 bytes: at most 4,096"),
+])
+def test_a_secret_variable_that_cannot_sign_is_refused(tmp_path: Path, secret: str,
+                                                       words: str) -> None:
+    """A secret that is not UTF-8 text was taken, then made every token's signature an
+    internal error; one larger than a secret file may be is refused as that file is."""
+    with pytest.raises(ConfigError, match=words):
+        Settings.from_environment({"GAPGRID_SECRET_KEY": secret,
+                                   "GAPGRID_INSTANCE": str(tmp_path)})
+
+
 def test_a_secret_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
     """An empty or huge secret file is refused by name, and never read whole."""
     (tmp_path / SECRET_FILE).write_text("")

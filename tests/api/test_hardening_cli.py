@@ -354,6 +354,56 @@ def test_puzzles_are_prepared_only_for_days_that_can_be_served(
     assert list(clean_environment.iterdir()) == []
 
 
+def test_daily_before_the_first_day_blames_the_setting_not_an_option(
+        clean_environment: Path) -> None:
+    """Today before GAPGRID_FIRST_DAY: no puzzle today, said of the setting (it said
+    "Invalid value for --date", an option nobody gave); a secret the tokens cannot be
+    signed with is a setting's error too (it was an internal error, exit 3)."""
+    database = str(clean_environment / "gapgrid.sqlite3")
+    environment = {"GAPGRID_FIRST_DAY": "9999-12-31", "GAPGRID_SECRET_KEY": "s",
+                   "GAPGRID_DATABASE": database}
+    early = invoke("daily", "line-up", env=environment)
+    assert early.exit_code == 2, early.output
+    assert "no puzzle today: puzzles start on 9999-12-31 (GAPGRID_FIRST_DAY)" in early.stderr
+    assert "--date" not in early.stderr
+    unsigned = invoke("daily", "line-up", "--json",
+                      env={"GAPGRID_SECRET_KEY": "\udcff", "GAPGRID_DATABASE": database})
+    assert unsigned.exit_code == 2, unsigned.output
+    error = json.loads(unsigned.stdout)["error"]
+    assert error["kind"] == "environment"
+    assert "GAPGRID_SECRET_KEY is not UTF-8 text" in error["message"]
+
+
+# Loaded first by the child's Python: the moment its command line starts loading the database
+# layer (a good part of a second after its start), the child sends itself SIGINT, as a Ctrl-C
+# typed then would.
+CTRL_C_WHILE_LOADING = """
+import importlib.abc, os, signal, sys
+
+class CtrlCWhileLoading(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "sqlalchemy":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCWhileLoading())
+"""
+
+
+def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(
+        tmp_path: Path) -> None:
+    """The command line takes most of a second to load; a Ctrl-C then printed Python's
+    traceback of the module being loaded and died by the signal. It now exits 130 in
+    silence, as after a Ctrl-C at any later moment."""
+    (tmp_path / "sitecustomize.py").write_text(CTRL_C_WHILE_LOADING)
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([str(GAPGRID), "deal", "montana", "1"], env=environment,
+                          capture_output=True, timeout=60, check=False)
+    assert done.returncode == 130, done.stderr.decode(errors="replace")
+    assert done.stdout == b"" and b"Traceback" not in done.stderr
+
+
 def test_a_command_waiting_for_another_process_says_so(clean_environment: Path) -> None:
     """A puzzle another process holds the lease on (one that was killed leaves it until it
     expires) is waited for, as long as a command may: the command says that it waits (it
@@ -505,6 +555,8 @@ def test_elapsed_is_a_plain_number_of_seconds() -> None:
     assert "Time: 0 s." in zero and "-0" not in zero
     other = invoke("verify", "montana", "27769", "27-40", "--elapsed", "\u0661\u0662")
     assert other.exit_code == 2 and "is not a number of seconds" in other.stderr
+    spaced = invoke("verify", "montana", "27769", "27-40", "--elapsed", "1_000")  # was 1000
+    assert spaced.exit_code == 2 and "is not a number of seconds" in spaced.stderr
 
 
 def test_no_internal_words_reach_users() -> None:
