@@ -430,7 +430,11 @@ def build_routes(settings: Settings) -> Routes:
         f"best first; ties share a rank.",
         {200: ("One page of the ranking.", "Leaderboard"),
          404: ("No such puzzle.", "Problem"), 422: ("Bad date or page.", "Problem"),
-         503: BEING_PREPARED},
+         503: ("The puzzle is being made and certified by another request, or (a past "
+               "day's) this server's search is busy, or the database does not answer, or "
+               "the leaderboard is being brought up to date (submissions stored without "
+               "the ranking scheme's keys are keyed a batch a request): try again after "
+               "the seconds in Retry-After.", "Problem")},
         query=PAGE_PARAMETERS)
     add("GET", "/", get_index, "Where this API's parts are: its description, the variants, "
         "and today's puzzle, leaderboard and page of each variant.",

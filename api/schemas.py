@@ -454,8 +454,12 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "result": {"$ref": "#/components/schemas/VerifyResult",
                        "description": "The replay and its scores, as POST /v1/verify answers."},
             "rank": {"type": ["integer", "null"],
-                     "description": "Its rank on the leaderboard, or null when not stored."},
-            "players": {"type": "integer", "description": "Players ranked on the puzzle."},
+                     "description": "Its rank on the leaderboard; null when not stored, "
+                                    "or when the leaderboard is still being brought up to "
+                                    "date (submissions stored without a key for the "
+                                    "ranking scheme are keyed a batch a request)."},
+            "players": {"type": "integer", "description": "Players ranked on the puzzle "
+                                                          "(absent when rank is null)."},
             "player_token": {"type": "string",
                              "description": "Only in the answer that registered the name "
                                             "(the first stored submission under it): the "

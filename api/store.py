@@ -404,14 +404,17 @@ class Store:
         with db.read(self.engine) as connection:
             return q.players_of(connection, puzzle_id)
 
-    def unranked(self, puzzle_id: str, scheme: str) -> list[UnrankedSubmission]:
+    def unranked(self, puzzle_id: str, scheme: str, limit: int | None = None
+                 ) -> list[UnrankedSubmission]:
         """The puzzle's submissions that have no key for ``scheme`` (stored by a server
-        that did not have the scheme). Cheap when there are none: the tallies say so."""
+        that did not have the scheme), the first ``limit`` of them at most (None: all).
+        Cheap when there are none: the tallies say so."""
         where = {"puzzle_id": puzzle_id, "scheme": scheme}
         with db.read(self.engine) as connection:
             if connection.execute(q.ALL_RANKED, where).scalar_one():
                 return []
-            rows = connection.execute(q.UNRANKED, where).all()
+            query = q.UNRANKED if limit is None else q.UNRANKED.limit(limit)
+            rows = connection.execute(query, where).all()
         return [UnrankedSubmission(row[0], row[1], _stored_json(row[2])) for row in rows]
 
     def add_keys(self, keys: Sequence[tuple[UnrankedSubmission, str, RankingKey]]) -> None:

@@ -31,6 +31,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from gapgrid.api.db import engine as engines
 from gapgrid.api.db import schema
+from gapgrid.api.text import excerpt
 
 BATCH_ROWS: Final = 1000
 """Rows read and written at a time."""
@@ -53,7 +54,8 @@ def copied_tables() -> list[Table]:
 
 
 def open_source(database: Path | str) -> Engine:
-    """An engine on the source, which must exist and be at the newest schema revision.
+    """An engine on the source, which must exist, be at the newest schema revision, and be
+    whole (a SQLite file's pages checked once, as ``gapgrid db upgrade`` checks them).
 
     A SQLite path that names no file is refused here (opening it would make an empty
     database), and so is a database of an older or newer revision: the copy writes the
@@ -67,9 +69,16 @@ def open_source(database: Path | str) -> Engine:
             revision = engines.current(connection)
             others = ([] if engines.is_url(database) else engines.foreign_tables(
                 connection.connection.driver_connection))  # type: ignore[arg-type]
+            # Damaged pages first: rows copied through a damaged index are quietly left
+            # out (players, say, whose submissions then belong to nobody).
+            damage = None if others else engines.damage(connection)
     except BaseException:
         source.dispose()
         raise
+    if damage is not None:
+        source.dispose()
+        raise CopyError(f"{engines.describe(database)} is damaged ({excerpt(damage, 120)}): "
+                        f"nothing was copied; copy a backup of it instead")
     if others:
         source.dispose()
         raise CopyError(f"{engines.foreign_database(str(database), others)}: there is "

@@ -52,6 +52,7 @@ from itsdangerous import BadData, BadSignature, SignatureExpired, URLSafeTimedSe
 from itsdangerous.encoding import base64_decode, base64_encode
 
 from gapgrid.api.config import ConfigError, Settings
+from gapgrid.api.db.engine import is_outage
 from gapgrid.api.pysolfc.games import in_pysolfc, pysolfc_id_of, pysolfc_name
 from gapgrid.api.services import certify, games, players, solving
 from gapgrid.api.services.difficulty_table import CALIBRATION
@@ -97,6 +98,10 @@ PREPARE_BUDGET: Final = certify.CertifyBudget(total_seconds=1800.0, max_candidat
 """What ``gapgrid puzzles prepare`` spends on a puzzle unless told otherwise: up to 200
 candidates of 100,000 positions each (some 20 minutes on one core at worst, a few seconds
 usually); the half hour of wall time only stops it on a machine far too busy."""
+
+KEYS_PER_REQUEST: Final = 1_000
+"""Submissions one request keys for the ranking scheme at most (about half a second here:
+200,000 submissions upgraded without their keys took one request 88 s and 2 GB at once)."""
 
 MAX_PER_PAGE: Final = 100
 """Most leaderboard lines in one page."""
@@ -913,16 +918,29 @@ class PuzzleService:
                                    f"progress is the one that counts",
                                    fault=Fault.CONFLICT, field=("player",),
                                    title="Already submitted")
-        found = self.store.rank_if_all_ranked(puzzle["id"], identity.key,
-                                              self.settings.ranking)
-        if found is None:  # some submission lacks a key for the scheme (or this one does)
-            self._rank_everyone(puzzle["id"])
-            found = self.store.rank(puzzle["id"], identity.key, self.settings.ranking)
-        rank, ranked = found
-        answer = {**stored.body, "rank": rank, "players": ranked}
+        # Stored: whatever happens now, the answer is 201 with the player's token (a 503
+        # would have the player retry, and the name refuse them: its token never given).
+        try:
+            found = self._rank_of(puzzle["id"], identity.key)
+        except Exception as error:
+            if not is_outage(error):  # a bug, not the database's state
+                raise
+            found = None
+        answer = {**stored.body, "rank": None}
+        if found is not None:
+            answer["rank"], answer["players"] = found
         if identity.token is not None:
             answer["player_token"] = identity.token
         return Submitted(answer, created=created)
+
+    def _rank_of(self, puzzle: str, player_key: str) -> tuple[int, int] | None:
+        """A stored submission's rank and the players ranked; None while some submissions
+        of the puzzle still lack their keys (more than one request keys: see
+        :data:`KEYS_PER_REQUEST`)."""
+        found = self.store.rank_if_all_ranked(puzzle, player_key, self.settings.ranking)
+        if found is None and self._rank_everyone(puzzle):  # some lacked a key (this one?)
+            found = self.store.rank(puzzle, player_key, self.settings.ranking)
+        return found
 
     def _identify(self, name: str, player_token: str | None, now: datetime.datetime
                   ) -> players.Identity:
@@ -941,7 +959,13 @@ class PuzzleService:
             raise invalid(f"per_page must be from 1 to {MAX_PER_PAGE}, not {per_page}", "per_page")
         puzzle = self.puzzle(day, variant).document
         scheme = self.settings.ranking
-        self._rank_everyone(puzzle["id"])
+        if not self._rank_everyone(puzzle["id"]):
+            raise ServiceError(
+                f"the leaderboard of {puzzle['id']} is being brought up to date (submissions "
+                f"stored without a key for the ranking {scheme} are keyed "
+                f"{KEYS_PER_REQUEST:,} a request): try again after the seconds in "
+                f"Retry-After", fault=Fault.BUSY, title="Leaderboard being updated",
+                retry_after=1)
         ranked, total = self.store.leaderboard(puzzle["id"], scheme, (page - 1) * per_page,
                                                per_page)
         par = puzzle["par"]
@@ -962,25 +986,29 @@ class PuzzleService:
                 "per_page": per_page, "total": total, "entries": entries,
                 "more": page * per_page < total}
 
-    def _rank_everyone(self, puzzle: str) -> None:
-        """Give every submission of ``puzzle`` a key for the ranking scheme.
+    def _rank_everyone(self, puzzle: str) -> bool:
+        """Give submissions of ``puzzle`` a key for the ranking scheme,
+        :data:`KEYS_PER_REQUEST` at most; return whether none lacks one now.
 
         A submission stored by a server without the scheme (an older version,
-        other plugins) lacks its key; its stored answer holds every term a
-        scheme scores, so the key is computed from it instead of leaving the
-        player off the leaderboard.
+        other plugins, a database upgraded from before the scheme's keys) lacks
+        its key; its stored answer holds every term a scheme scores, so the key
+        is computed from it instead of leaving the player off the leaderboard.
+        A puzzle with more to key than one request may take waits for the
+        requests after it: a request's time and memory stay bounded.
         """
         scheme = self.settings.ranking
-        missing = self.store.unranked(puzzle, scheme)
+        missing = self.store.unranked(puzzle, scheme, KEYS_PER_REQUEST + 1)
         if not missing:
-            return
+            return True
         info = self.catalogue.scoring[scheme]
         start = self._start_cards_in_sequence(puzzle)
         keys: list[tuple[UnrankedSubmission, str, RankingKey]] = []
-        for submission in missing:
+        for submission in missing[:KEYS_PER_REQUEST]:
             score = info.scheme.score(summary_of_answer(submission.body, start))
             keys.append((submission, scheme, RankingKey(tuple(score.sort_key), score.total)))
         self.store.add_keys(keys)
+        return len(missing) <= KEYS_PER_REQUEST
 
     def _start_cards_in_sequence(self, puzzle: str) -> int:
         """The cards in sequence in a stored puzzle's deal (its rows)."""

@@ -324,3 +324,38 @@ def test_a_copy_says_how_far_it_has_come_every_100_000_rows(
     assert capsys.readouterr().err.splitlines() == [
         "hints: 120,000 rows so far...", "hints: 210,000 rows so far...",
         "hints: 250,000 rows", "players: 7 rows"]
+
+
+def halve_an_index_page(database: Path, index: str) -> None:
+    """Damage ``index`` as a bad disk might: its first leaf page said to hold half the cells
+    it holds. SQLite still reads the file; a scan through the index misses the rest."""
+    with closing(sqlite3.connect(database)) as connection, connection:
+        connection.execute("pragma wal_checkpoint(truncate)")  # every page into the file
+        page_size = connection.execute("pragma page_size").fetchone()[0]
+        [page] = connection.execute("select pageno from dbstat where name = ? and "
+                                    "pagetype = 'leaf' limit 1", (index,)).fetchone()
+    with database.open("r+b") as file:
+        cells_at = (page - 1) * page_size + 3  # a b-tree page's cell count, after its flags
+        file.seek(cells_at)
+        cells = int.from_bytes(file.read(2), "big")
+        file.seek(cells_at)
+        file.write((cells // 2).to_bytes(2, "big"))
+
+
+def test_a_damaged_source_is_refused_and_nothing_is_copied(
+        make_app: Callable[..., Flask], tmp_path: Path) -> None:
+    """A source whose players' index is damaged was copied without a word (exit 0), the
+    players only the damaged page pointed to left out, and their names free for anyone to
+    take in the copy. Its pages are checked first now, as `db upgrade` checks them: one
+    line, exit 2, no target."""
+    client = make_app().test_client()
+    for number in range(60):
+        assert client.post("/v1/players", json={"player": f"player{number}"}).status_code == 201
+    source = tmp_path / "instance" / "db.sqlite3"
+    halve_an_index_page(source, "sqlite_autoindex_players_1")
+    target = tmp_path / "target.sqlite3"
+    result = import_into(target, source)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"gapgrid: {source} is damaged (")
+    assert result.stderr.endswith("): nothing was copied; copy a backup of it instead\n")
+    assert result.stderr.count("\n") == 1 and not target.exists()

@@ -819,8 +819,10 @@ class PlayPage {
       if (!$("summary").hidden) this.showEnd(false);
       const time = answer.elapsed_seconds === null || answer.elapsed_seconds === undefined ? ""
         : `, in ${clock(answer.elapsed_seconds)}`;
-      result.textContent = `Stored for ${answer.player}${time}: rank ${answer.rank} of `
-        + `${answer.players}.`;
+      // no rank while the server is still keying submissions stored before its ranking
+      result.textContent = answer.rank === null
+        ? `Stored for ${answer.player}${time}: its rank shows on the leaderboard soon.`
+        : `Stored for ${answer.player}${time}: rank ${answer.rank} of ${answer.players}.`;
       result.dataset.kind = "success";
     } catch (error) {
       result.textContent = error instanceof ApiError && (error.status === 401
