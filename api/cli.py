@@ -43,7 +43,7 @@ import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import click
 
@@ -119,9 +119,16 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_ENVIRONMENT = 2  # as for a database the command cannot open
 
 
+MACHINE_REFUSED_WRITES: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG,
+                                             errno.EROFS})
+"""Why a write fails through no fault of gapgrid's: a full disk or quota, a file size
+limit (``ulimit -f``), a read-only file system: said in one line, exit 2."""
+
+
 def run() -> None:
-    """The ``gapgrid`` console script: the command line, with a distinct exit status (3)
-    for an internal error, so that it is never mistaken for a refused move (1)."""
+    """The command line (the ``gapgrid`` console script loads it, then runs this), with a
+    distinct exit status (3) for an internal error, so that it is never mistaken for a
+    refused move (1)."""
     # Started with standard output closed (``>&-``); serve answers over the network only.
     if sys.stdout is None and sys.argv[1:2] != ["serve"]:
         if sys.stderr is not None:
@@ -130,7 +137,11 @@ def run() -> None:
         sys.exit(EXIT_USAGE)
     use_stand_ins()  # a Latin-1 terminal gets 10D for 10♦, not a crash
     try:
-        main()
+        try:
+            main()
+        finally:  # a write refused now (a file size limit) is said, not lost at the exit
+            if sys.stdout is not None:
+                sys.stdout.flush()
     except SystemExit as exiting:
         # click ends a command whose reader went away with 1, a refused move's status
         if exiting.code == 1 and stdout_reader_gone():
@@ -141,7 +152,7 @@ def run() -> None:
         stop_writing_to_stdout()
         sys.exit(EXIT_READER_GONE)
     except OSError as error:
-        if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        if error.errno not in MACHINE_REFUSED_WRITES:
             _internal_error(error)
         # A full disk is the machine's state, not a bug (``> /dev/full`` shows it).
         where = f" {error.filename}" if error.filename else ""

@@ -412,7 +412,9 @@ def build_routes(settings: Settings) -> Routes:
         "Submit moves for today's puzzle: replayed, scored, stored once per player. A game "
         "started before midnight is taken with its start token until the puzzle's "
         "solution_opens_at, an hour later.",
-        {201: ("Stored: the result and the player's rank.", "SubmissionResult"),
+        {201: ("Stored: the result and the player's rank (null while the leaderboard "
+               "is being brought up to date, or when the database did not answer once "
+               "the game was stored).", "SubmissionResult"),
          200: ("Already stored (the same moves again), or not stored because a move is "
                "illegal.", "SubmissionResult"),
          401: ("A player owns the name, and no player token was sent "

@@ -459,7 +459,8 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                                     "date (submissions stored without a key for the "
                                     "ranking scheme are keyed a batch a request)."},
             "players": {"type": "integer", "description": "Players ranked on the puzzle "
-                                                          "(absent when rank is null)."},
+                                                          "(absent when a stored "
+                                                          "submission's rank is null)."},
             "player_token": {"type": "string",
                              "description": "Only in the answer that registered the name "
                                             "(the first stored submission under it): the "

@@ -10,7 +10,8 @@ import signal
 import sys
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
-"""128 plus SIGINT's number, as the command line exits after any other Ctrl-C."""
+"""128 plus SIGINT's number, as the command line exits after any other Ctrl-C
+(``cli_support.EXIT_INTERRUPTED``, not imported here: that would load what it waits for)."""
 
 
 def main() -> None:

@@ -69,16 +69,14 @@ def open_source(database: Path | str) -> Engine:
             revision = engines.current(connection)
             others = ([] if engines.is_url(database) else engines.foreign_tables(
                 connection.connection.driver_connection))  # type: ignore[arg-type]
-            # Damaged pages first: rows copied through a damaged index are quietly left
-            # out (players, say, whose submissions then belong to nobody).
-            damage = None if others else engines.damage(connection)
+            # Damage too (once the file is known to be gapgrid's, at this revision): rows
+            # copied through a damaged index are quietly left out (players, say, whose
+            # submissions then belong to nobody).
+            damage = (engines.damage(connection, thorough=True)
+                      if not others and revision == engines.head() else None)
     except BaseException:
         source.dispose()
         raise
-    if damage is not None:
-        source.dispose()
-        raise CopyError(f"{engines.describe(database)} is damaged ({excerpt(damage, 120)}): "
-                        f"nothing was copied; copy a backup of it instead")
     if others:
         source.dispose()
         raise CopyError(f"{engines.foreign_database(str(database), others)}: there is "
@@ -96,6 +94,10 @@ def open_source(database: Path | str) -> Engine:
         raise CopyError(f"{engines.describe(database)} is at schema revision {revision}, "
                         f"this gapgrid writes {engines.head()}: bring it up to date first "
                         f"(GAPGRID_DATABASE=<it> gapgrid db upgrade)")
+    if damage is not None:
+        source.dispose()
+        raise CopyError(f"{engines.describe(database)} is damaged ({excerpt(damage, 120)}): "
+                        f"nothing was copied; copy a backup of it instead")
     return source
 
 

@@ -293,14 +293,17 @@ def is_outage(error: BaseException) -> bool:
     return isinstance(state, str) and state.startswith(OUTAGE_SQLSTATES)
 
 
-def damage(connection: Connection) -> str | None:
+def damage(connection: Connection, *, thorough: bool = False) -> str | None:
     """What SQLite's ``quick_check`` finds wrong with the file (its first finding), or None
     when nothing is, or the database is PostgreSQL's (left to PostgreSQL's own means:
     data checksums, ``pg_amcheck``). It reads the whole file once: for ``gapgrid db
-    upgrade``, not for every start."""
+    upgrade``, not for every start. ``thorough``: ``integrity_check`` instead, which also
+    matches every index against its table (an index missing rows hides them from a copy
+    that reads through it), at some more time: for ``gapgrid db import``."""
     if connection.dialect.name != "sqlite":
         return None
-    finding = str(connection.exec_driver_sql("PRAGMA quick_check(1)").scalar_one())
+    check = "integrity_check" if thorough else "quick_check"
+    finding = str(connection.exec_driver_sql(f"PRAGMA {check}(1)").scalar_one())
     # SQLite heads its findings with the schema's name, which says nothing here
     return None if finding == "ok" else finding.removeprefix("*** in database main ***\n")
 

@@ -14,6 +14,7 @@ same computation.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import math
 import os
@@ -539,7 +540,14 @@ def sort_study_file(path: Path) -> None:
             places[row.key] = (start, end - start)
             start = end
         if in_order and start == source.seek(0, os.SEEK_END):
-            return  # sorted already, no partial line: not rewritten (nor its folder written)
+            # sorted already, no partial line: not rewritten (nor its folder written), but
+            # made as durable as a rewritten one would be
+            try:
+                os.fsync(source.fileno())
+            except OSError as error:  # a file system that cannot is no failure to write
+                if error.errno not in (errno.EINVAL, errno.EROFS):
+                    raise
+            return
 
         def write(out: BinaryIO) -> None:
             source.seek(0)

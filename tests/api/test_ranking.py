@@ -4,13 +4,16 @@ and a server whose plugins lack that scheme refuses to start instead of failing 
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+import sqlalchemy
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -225,3 +228,44 @@ def test_the_ranking_setting_is_read_from_the_environment() -> None:
     for nonsense in ("p\tar", "pâr", "x" * 65):
         with pytest.raises(ConfigError, match="GAPGRID_RANKING"):
             Settings.from_environment({"GAPGRID_RANKING": nonsense})
+
+
+def a_real_lock_error(tmp_path: Path) -> sqlalchemy.exc.OperationalError:
+    """The error SQLite gives a writer whose database another connection holds locked past
+    its wait, as SQLAlchemy hands it on."""
+    path = tmp_path / "locked.sqlite3"
+    with closing(sqlite3.connect(path, isolation_level=None)) as holder, \
+            closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as waiter:
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError) as locked:
+            waiter.execute("BEGIN IMMEDIATE")
+    return sqlalchemy.exc.OperationalError("BEGIN IMMEDIATE", {}, locked.value)
+
+
+@pytest.mark.parametrize("outage", [True, False])
+def test_a_stored_submission_is_answered_201_whatever_its_ranking_meets(
+        make_app: Callable[..., Flask], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        outage: bool) -> None:
+    """The database locked past its wait once the submission is stored (another server
+    keying a large puzzle, say): the answer is still 201 with the player's token, rank
+    null (it was a 503, the token never given, and the retry refused by the name). A
+    statement the database refuses, a bug, is still a 500."""
+    app = make_app()
+    client = app.test_client()
+    [moves] = game_lines(client, 1)[:1]
+    error = (a_real_lock_error(tmp_path) if outage
+             else sqlalchemy.exc.ProgrammingError("SELECT", {}, sqlite3.ProgrammingError()))
+
+    def fails(*args: object) -> None:
+        raise error
+
+    monkeypatch.setattr(app.extensions["gapgrid"].puzzles.store, "rank_if_all_ranked", fails)
+    answer = client.post(f"/v1/puzzles/{TODAY}/montana/submissions",
+                         json={"player": "locked", "moves": moves})
+    if not outage:
+        assert answer.status_code == 500
+        return
+    assert answer.status_code == 201, answer.get_json()
+    document = answer.get_json()
+    assert document["stored"] and document["rank"] is None and "players" not in document
+    assert document["player_token"]

@@ -1800,11 +1800,14 @@ def test_the_default_memory_and_a_dask_cluster_are_not_checked_here(
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_sorting_keeps_the_files_permissions(tmp_path: Path) -> None:
     """The sorted file replaces the study file with the permissions it had (a temporary
-    file's are the owner's alone): a study file others could read stays readable."""
+    file's are the owner's alone): a study file others could read stays readable. (The
+    rows are put out of order first: a sorted file is left as it is.)"""
     path = six_deals(tmp_path / "shared.csv")
-    path.chmod(0o644)
-    sort_study_file(path)
-    assert path.stat().st_mode & 0o777 == 0o644
-    path.chmod(0o640)
-    sort_study_file(path)
-    assert path.stat().st_mode & 0o777 == 0o640
+    header, *rows = path.read_text().splitlines(keepends=True)
+    for mode in (0o644, 0o640):
+        path.write_text(header + "".join(reversed(rows)))
+        path.chmod(mode)
+        before = path.stat().st_ino
+        sort_study_file(path)
+        assert path.stat().st_ino != before  # replaced by the sorted copy
+        assert path.stat().st_mode & 0o777 == mode

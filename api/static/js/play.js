@@ -17,6 +17,7 @@ import { cardMoves, effectiveActions, Game, saved } from "./game.js";
 const PLAYER_NAME = new RegExp("^(?!.*\\p{Default_Ignorable_Code_Point})"
   + "[\\p{L}\\p{N}](?:[\\p{L}\\p{M}\\p{N}\\p{Zs}_.-]*[\\p{L}\\p{N}])?\\p{M}*$", "u");
 const PLAYER_LENGTH = 32; // characters, as the server counts them (not UTF-16 units)
+const LEADERBOARD_RETRIES = 8; // a busy leaderboard asked again after 1, 2, ... 8 s: 36 s in all
 
 /** Case folded as the server folds it (Python's casefold), letter by letter: ß and ẞ
  * become ss (lower case alone kept Straße and STRASSE apart, and the page sent no token for
@@ -819,7 +820,8 @@ class PlayPage {
       if (!$("summary").hidden) this.showEnd(false);
       const time = answer.elapsed_seconds === null || answer.elapsed_seconds === undefined ? ""
         : `, in ${clock(answer.elapsed_seconds)}`;
-      // no rank while the server is still keying submissions stored before its ranking
+      // no rank while the server is still keying submissions stored before its ranking,
+      // or when its database did not answer once the game was stored
       result.textContent = answer.rank === null
         ? `Stored for ${answer.player}${time}: its rank shows on the leaderboard soon.`
         : `Stored for ${answer.player}${time}: rank ${answer.rank} of ${answer.players}.`;
@@ -835,13 +837,21 @@ class PlayPage {
     await this.loadLeaderboard();
   }
 
-  async loadLeaderboard() {
+  async loadLeaderboard(attempt = 0) {
     const { date, variant } = this.puzzle;
     const holder = $("leaderboard");
     let board;
     try {
       board = await getJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/leaderboard?per_page=20`);
     } catch (error) {
+      // 503: busy for now (a server keying submissions stored before its ranking, say):
+      // asked again a few times, a little later each time, rather than left as an error
+      if (error instanceof ApiError && error.status === 503 && attempt < LEADERBOARD_RETRIES) {
+        holder.replaceChildren(element("p", { class: "muted" },
+          "The leaderboard is being brought up to date: it shows in a moment."));
+        setTimeout(() => this.loadLeaderboard(attempt + 1), 1000 * (attempt + 1));
+        return;
+      }
       holder.replaceChildren(element("p", { class: "muted" }, problemText(error)));
       return;
     }
