@@ -1,14 +1,18 @@
 """The player's page at its edges, in real Chromium against a real ``gapgrid serve``: a
 device whose clock is far off, a day that ends while the page is open, a server that
-cannot be reached, a name spelt in another case, the keyboard's focus."""
+cannot be reached, a name spelt in another case, the keyboard's focus, a leaderboard
+being brought up to date."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.api.live import LiveServer
 from tests.browser.conftest import watched_page
 from tests.browser.support import WIN_VARIANT, ClockedServer, Served
 from tests.browser.test_play import (
@@ -169,3 +173,57 @@ def test_the_home_page_says_the_server_s_today(clocked_page: Page,
     clocked_page.goto("/")
     expect(clocked_page.locator("#puzzles")).to_have_attribute("data-loaded", "true")
     expect(clocked_page.locator("#today")).to_have_text(f"today is {ahead.date()} (UTC)")
+
+
+UNKEYED = 2_001
+"""Submissions stored without the ranking scheme's keys: more than two requests key
+(``KEYS_PER_REQUEST``, 1,000 each), so the page's submission and its first look at the
+leaderboard leave some for a later look."""
+
+
+def test_a_leaderboard_being_keyed_is_asked_again_until_it_shows(
+        browser: Browser, tmp_path: Path) -> None:
+    """A server ranking by a scheme 2,001 stored submissions lack (stored by a server
+    without it) keys them a batch a request: the page's submission is stored with no rank
+    yet, which the page says in words; the leaderboard's 503 is not shown as an error but
+    asked again a moment later, and the ranking then shows every player."""
+    instance = tmp_path / "instance"
+    many_writes = {"GAPGRID_CERTIFY_SECONDS": "0", "GAPGRID_LIMIT_WRITES": "100000 per minute",
+                   "GAPGRID_LIMIT_READS": "100000 per minute"}
+    without_cards = LiveServer(instance, environment={
+        **many_writes, "GAPGRID_DISABLE_PLUGINS": "scoring_cards"}).start()
+    try:
+        puzzle = without_cards.api("GET", "/v1/daily/montana")[1]
+        path = f"/v1/puzzles/{puzzle['date']}/montana/submissions"
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(lambda number: without_cards.api(
+                "POST", path, {"player": f"early {number}", "moves": []})[0], range(UNKEYED)))
+        assert statuses == [201] * UNKEYED
+    finally:
+        without_cards.stop()
+    by_cards = LiveServer(instance, environment={**many_writes,
+                                                 "GAPGRID_RANKING": "cards"}).start()
+    try:
+        opened, watch = watched_page(browser, by_cards)
+        boards: list[int] = []  # the statuses of the page's leaderboard requests
+        opened.on("response", lambda answer: boards.append(answer.status)
+                  if "/leaderboard" in answer.url else None)
+        open_puzzle(opened, "montana")
+        click_move(opened, str(state_of(puzzle, []).legal_moves()[0]))
+        settle(opened)
+        opened.click('[data-action="finish"]')
+        opened.fill("#player", "Zed Late")
+        opened.click('[data-action="submit"]')
+        expect(opened.locator("#submit-result")).to_contain_text("Stored for Zed Late")
+        expect(opened.locator("#submit-result")).to_contain_text(
+            "its rank shows on the leaderboard soon.")
+        # every player ranked, Zed Late too (tied with the empty games, past page 1)
+        expect(opened.locator("#leaderboard caption")).to_contain_text(
+            f"{UNKEYED + 1} players", timeout=30_000)
+        assert 503 in boards and boards[-1] == 200, boards  # asked again, not given up
+        opened.context.close()
+        # Chromium logs each 503 it was answered; nothing else may be said
+        assert [problem for problem in watch.problems if "status of 503" not in problem
+                or "/leaderboard" not in problem] == []
+    finally:
+        by_cards.stop()
