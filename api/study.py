@@ -319,8 +319,8 @@ def _connect(client_class: Any, address: str, stop: Stop | None = None) -> Any:
 def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]
                  ) -> tuple[list[str], dict[str, str]]:
     """The slugs the study solves, each checked with ``options``, and the options as the rules
-    read them (``REDEALS=01`` is ``redeals=1``: one rule set, one study, whatever the
-    spelling); a usage error if not."""
+    read them (``REDEALS=01`` is ``redeals=1``: the options given are one study however they
+    are typed; an option left at its default is not one given); a usage error if not."""
     slugs = catalogue.slugs() if variant == "all" else [games.find_entry(catalogue, variant).slug]
     if not slugs:
         raise click.BadParameter("no variant is loaded (GAPGRID_DISABLE_PLUGINS, or plugins "
