@@ -18,6 +18,7 @@ from gapgrid import plugins
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import REDEAL, parse_action
+from tests.api.live import LiveServer
 from tests.browser.conftest import watched_page
 from tests.browser.support import WIN_VARIANT, ClockedServer, Served
 
@@ -66,7 +67,7 @@ def verify(served: Served, puzzle: dict[str, Any], moves: list[str]) -> dict[str
     return dict(answer)
 
 
-def puzzle_of(served: Served, slug: str) -> dict[str, Any]:
+def puzzle_of(served: Served | LiveServer, slug: str) -> dict[str, Any]:
     status, puzzle = served.api("GET", f"/v1/daily/{slug}")
     assert status == 200, puzzle
     return dict(puzzle)
@@ -166,9 +167,10 @@ def test_a_whole_puzzle_is_won_by_clicks_submitted_and_ranked(page: Page, served
     assert page.locator('#summary-figures [data-figure="time"]').inner_text() == ranked_text
 
 
-def _play_one_move_and_submit(page: Page, served: Served, slug: str, name: str) -> None:
-    """Open today's ``slug``, play its first legal move by clicks, end the game and submit
-    it under ``name``."""
+def play_one_move_and_submit(page: Page, served: Served | LiveServer, slug: str,
+                             name: str) -> None:
+    """Open today's ``slug`` on ``served`` (the page's server), play its first legal move by
+    clicks, end the game and submit it under ``name``."""
     open_puzzle(page, slug)
     click_move(page, str(state_of(puzzle_of(served, slug), []).legal_moves()[0]))
     settle(page)
@@ -182,14 +184,14 @@ def test_the_page_keeps_the_players_token_and_sends_it(page: Page, served: Serve
     per name; a later submission under the same name (in another case) sends it, so it is
     stored under the name as first registered, where without the token it is refused."""
     first, second = [slug for slug in ("montana", "spaces", "gaps") if slug != WIN_VARIANT][:2]
-    _play_one_move_and_submit(page, served, first, "Bea Token")
+    play_one_move_and_submit(page, served, first, "Bea Token")
     expect(page.locator("#submit-result")).to_contain_text("Stored for Bea Token")
     kept = page.evaluate("localStorage.getItem('gapgrid:player-token:bea token')")
     assert kept and len(kept) >= 43
     status, _ = served.api("POST", f"/v1/puzzles/{served.today}/{second}/submissions",
                            {"player": "bea token", "moves": []})
     assert status == 401  # the name is Bea's now: only her token submits under it
-    _play_one_move_and_submit(page, served, second, "BEA TOKEN")
+    play_one_move_and_submit(page, served, second, "BEA TOKEN")
     expect(page.locator("#submit-result")).to_contain_text("Stored for Bea Token")
     expect(page.locator("#leaderboard .me")).to_contain_text("Bea Token")
 

@@ -18,6 +18,7 @@ from tests.browser.support import WIN_VARIANT, ClockedServer, Served
 from tests.browser.test_play import (
     click_move,
     open_puzzle,
+    play_one_move_and_submit,
     puzzle_of,
     settle,
     state_of,
@@ -208,12 +209,7 @@ def test_a_leaderboard_being_keyed_is_asked_again_until_it_shows(
         boards: list[int] = []  # the statuses of the page's leaderboard requests
         opened.on("response", lambda answer: boards.append(answer.status)
                   if "/leaderboard" in answer.url else None)
-        open_puzzle(opened, "montana")
-        click_move(opened, str(state_of(puzzle, []).legal_moves()[0]))
-        settle(opened)
-        opened.click('[data-action="finish"]')
-        opened.fill("#player", "Zed Late")
-        opened.click('[data-action="submit"]')
+        play_one_move_and_submit(opened, by_cards, "montana", "Zed Late")
         expect(opened.locator("#submit-result")).to_contain_text("Stored for Zed Late")
         expect(opened.locator("#submit-result")).to_contain_text(
             "its rank shows on the leaderboard soon.")
