@@ -262,14 +262,19 @@ def test_layout_that_is_no_game_of_its_variant_is_a_usage_error(tmp_path: Path) 
 
 from tests.api.pysolfc import hostile_saves  # noqa: E402
 
-TIME_BUDGET = 2.0
+TIME_BUDGET = 5.0
+"""CPU seconds: five times the slowest file's 1.0 s on the machine bench/README.md records,
+which measured 1.7 s on 2026-12-07 idle and 2.1 s beside a CI run (a budget of 2 s failed
+there). Each file is read in linear time; what this catches is a blow-up past it, which
+would take minutes, not a slower machine."""
 MEMORY_BUDGET = 100 * 2**20
 
 
 @pytest.mark.parametrize("name", sorted(set(hostile_saves.HOSTILE) - {"hash-bomb"}))
 def test_hostile_files_are_refused_within_the_time_budget(name: str) -> None:
-    """Each hostile file of tests/api/pysolfc/hostile_saves.py is refused within 2 CPU seconds
-    (bench/hostile_saves.py measures them on a quiet machine: under 1 s)."""
+    """Each hostile file of tests/api/pysolfc/hostile_saves.py is refused within
+    :data:`TIME_BUDGET` CPU seconds (bench/hostile_saves.py measures them on a quiet machine:
+    1 s at most)."""
     data = hostile_saves.HOSTILE[name]()
     assert len(data) <= MAX_FILE_BYTES
     started = time.process_time()
