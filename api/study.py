@@ -326,11 +326,10 @@ def _study_slugs(catalogue: Catalogue, variant: str, options: dict[str, str]
         raise click.BadParameter("no variant is loaded (GAPGRID_DISABLE_PLUGINS, or plugins "
                                  "that failed, said above): there is nothing to study",
                                  param_hint="VARIANT")
-    normal: dict[str, str] = {}
-    for slug in slugs:
-        rules = games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
-        # An option's parser is the registry's, one for every variant: any slug's reading does.
-        normal = {key.strip().lower(): rules.options[key.strip().lower()] for key in options}
+    read = [games.game_rules(catalogue, slug, options)  # refuses an option a variant lacks
+            for slug in slugs]
+    # An option's parser is the registry's, one for every variant: any slug's reading does.
+    normal = {key.strip().lower(): read[0].options[key.strip().lower()] for key in options}
     return slugs, normal
 
 
@@ -598,7 +597,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
     left_out = ""
     if skipped:
         files = ", ".join(sorted({str(decided[key]) for key in skipped}))
-        left_out = (f"gapgrid: {len(skipped)} of the {plural(len(slugs) * deals, 'deal')} "
+        left_out = (f"gapgrid: {len(skipped):,} of the {plural(len(slugs) * deals, 'deal')} "
                     f"{_are(len(skipped))} decided in {files}: left out")
     total = len(slugs) * deals - len(skipped)
     if total == 0:
@@ -631,7 +630,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                           if key[0] in chosen_slugs and key[1] == settings.options
                           and key[2] in numbers and key not in decided)
             if done:
-                click.echo(f"gapgrid: resuming {path}: {already} of the "
+                click.echo(f"gapgrid: resuming {path}: {already:,} of the "
                            f"{plural(total, 'deal')} {_are(already)} done", err=True)
             elif resume:  # a mistyped --out would start over unsaid
                 click.echo(f"gapgrid: {path} holds no deal yet: the study starts from its "
@@ -835,7 +834,7 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search
                        if settings.exceeds(before) or key in refill)
         if skipped:
             files = sorted({str(decided[key]) for key in skipped})
-            click.echo(f"gapgrid: {len(skipped)} of the "
+            click.echo(f"gapgrid: {len(skipped):,} of the "
                        f"{plural(len(skipped) + len(unknown), 'unknown deal')} of {path} "
                        f"{_are(len(skipped))} decided in {', '.join(files)}: left out",
                        err=True)

@@ -413,10 +413,11 @@ class PuzzleService:
     def puzzle(self, day: str | None, variant: str) -> Served:
         """The puzzle of ``variant`` on ``day`` (``None``: today), stored and certified on
         first use (within the request budget)."""
+        # The variant first: an unknown one is said as such on any day, before the first too.
+        entry = games.find_entry(self.catalogue, variant)
         today = self.today()  # read once: the request's day, whatever the clock says later
         date = self.served(today, today) if day is None else self.day(day, today)
-        body, certificate = self._certified(date, games.find_entry(self.catalogue, variant),
-                                            today=today)
+        body, certificate = self._certified(date, entry, today=today)
         return Served(date, puzzle_document(body, certificate))
 
     def unmade_today(self) -> list[str]:

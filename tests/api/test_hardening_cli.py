@@ -357,7 +357,8 @@ def test_puzzles_are_prepared_only_for_days_that_can_be_served(
 def test_daily_before_the_first_day_blames_the_setting_not_an_option(
         clean_environment: Path) -> None:
     """Today before GAPGRID_FIRST_DAY: no puzzle today, said of the setting (it said
-    "Invalid value for --date", an option nobody gave); a secret the tokens cannot be
+    "Invalid value for --date", an option nobody gave), unless the variant is unknown,
+    which is said first (it blamed the setting too); a secret the tokens cannot be
     signed with is a setting's error too (it was an internal error, exit 3)."""
     database = str(clean_environment / "gapgrid.sqlite3")
     environment = {"GAPGRID_FIRST_DAY": "9999-12-31", "GAPGRID_SECRET_KEY": "s",
@@ -366,6 +367,9 @@ def test_daily_before_the_first_day_blames_the_setting_not_an_option(
     assert early.exit_code == 2, early.output
     assert "no puzzle today: puzzles start on 9999-12-31 (GAPGRID_FIRST_DAY)" in early.stderr
     assert "--date" not in early.stderr
+    unknown = invoke("daily", "nosuch", env=environment)  # the variant is said first
+    assert unknown.exit_code == 2, unknown.output
+    assert "nosuch" in unknown.stderr and "GAPGRID_FIRST_DAY" not in unknown.stderr
     unsigned = invoke("daily", "line-up", "--json",
                       env={"GAPGRID_SECRET_KEY": "\udcff", "GAPGRID_DATABASE": database})
     assert unsigned.exit_code == 2, unsigned.output

@@ -751,6 +751,21 @@ def test_a_study_whose_deals_are_all_decided_elsewhere_says_so(tmp_path: Path) -
     assert not (tmp_path / "none.csv").exists()
 
 
+def test_counts_of_deals_left_out_have_thousands_separators(tmp_path: Path) -> None:
+    """The count of deals left out is written as the count of deals asked for is (1,200),
+    not "1200 of the 1,200 deals"."""
+    reference = tmp_path / "many.csv"
+    reference.write_text(HEADER_LINE + "".join(StudyRow(
+        variant="line-up", options="", game_number=number, verdict="lost", line_length=0,
+        positions=10, seconds=0.5, stopped_by="", solver_version=SOLVER_VERSION,
+        budget_seconds=60.0, budget_positions=5000, line="").csv_line()
+        for number in range(1, 1_201)))
+    result = run("study", "line-up", "--deals", "1200", "--skip-decided-in", reference,
+                 "--out", tmp_path / "none.csv")
+    assert result.exit_code == 0, result.output
+    assert "1,200 of the 1,200 deals are decided" in result.stderr
+
+
 def test_skip_decided_in_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     """--skip-decided-in naming a file that is not a study, or none: exit 2 with the
     reason, the study file untouched."""
