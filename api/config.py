@@ -26,7 +26,8 @@ Without ``GAPGRID_SECRET_KEY``, the first start (``gapgrid serve``, or
 ``<instance>/secret_key``, readable by its owner only; later starts, and
 commands such as ``gapgrid daily``, read it from there. There is no
 built-in secret: one that is published would let anyone forge start tokens
-and compute tomorrow's puzzles.
+and compute tomorrow's puzzles. A secret given is at least
+:data:`MIN_SECRET_BYTES` long, so that no one can find it from a token by trying them all.
 
 Whether the ranking scheme exists depends on the plugins loaded, so the app
 factory checks it (:func:`gapgrid.api.services.puzzles.check_ranking`).
@@ -46,6 +47,7 @@ from typing import Final
 import attrs
 
 from gapgrid.api.reading import read_at_most
+from gapgrid.api.text import plural
 
 DEVELOPMENT_SECRET: Final = "gapgrid-development-secret-change-me"
 """The secret gapgrid 0.1.0 used when none was set. It is public, so it is refused."""
@@ -55,6 +57,11 @@ SECRET_FILE: Final = "secret_key"
 
 MAX_SECRET_BYTES: Final = 4096
 """A secret file longer than this is not one gapgrid wrote: refused, never read whole."""
+
+MIN_SECRET_BYTES: Final = 16
+"""A shorter secret is refused: every start token is signed with it, so anyone holding one
+could find a short secret by trying them all, then forge tokens and foresee the puzzles. (A
+generated secret has 64 characters.)"""
 
 OFF: Final = "off"
 """The value that turns a rate limit off."""
@@ -185,6 +192,10 @@ def _secret_from(env: Mapping[str, str]) -> str:
     if size > MAX_SECRET_BYTES:
         raise ConfigError(f"GAPGRID_SECRET_KEY has {size:,} bytes: at most "
                           f"{MAX_SECRET_BYTES:,}")
+    if 0 < size < MIN_SECRET_BYTES:
+        raise ConfigError(f"GAPGRID_SECRET_KEY has {plural(size, 'byte')}: at least "
+                          f"{MIN_SECRET_BYTES}, or a start token would give it away (unset it "
+                          f"to have a random one generated)")
     return secret
 
 
@@ -295,6 +306,10 @@ def _read_secret(path: Path) -> str:
     if not text or len(data) > MAX_SECRET_BYTES:
         raise ConfigError(f"{path} does not hold a secret (it is empty or over "
                           f"{MAX_SECRET_BYTES} bytes); delete it to have a new one generated")
+    if len(text.encode("utf-8")) < MIN_SECRET_BYTES:
+        raise ConfigError(f"{path} holds a secret of fewer than {MIN_SECRET_BYTES} bytes, which "
+                          f"a start token would give away; delete it to have a new one "
+                          f"generated")
     return text
 
 

@@ -48,7 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "pysolfc-games.jsonl"
-SECRET = "load-benchmark"
+SECRET = "load-benchmark-secret"
 VARIANT = "montana"
 
 REPORT = """

@@ -52,7 +52,7 @@ def free_port() -> int:
 def start_server(baseline: bool) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     instance = tempfile.mkdtemp(prefix="gapgrid-slow-")
-    env = {**os.environ, "GAPGRID_INSTANCE": instance, "GAPGRID_SECRET_KEY": "slow-benchmark",
+    env = {**os.environ, "GAPGRID_INSTANCE": instance, "GAPGRID_SECRET_KEY": "slow-bench-secret",
            # one client measuring 50 requests a second is not what the limits are for
            "GAPGRID_LIMIT_READS": "off"}
     if baseline:

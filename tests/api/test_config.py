@@ -60,23 +60,29 @@ def test_the_published_development_secret_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("secret", "words"), [
     ("\udcff", "GAPGRID_SECRET_KEY is not UTF-8 text"),  # the byte 0xff a shell passed
     ("x" * 4097, "GAPGRID_SECRET_KEY has 4,097 bytes: at most 4,096"),
+    ("hunter2", "GAPGRID_SECRET_KEY has 7 bytes: at least 16"),  # a token would give it away
+    ("s", "GAPGRID_SECRET_KEY has 1 byte: at least 16"),
 ])
 def test_a_secret_variable_that_cannot_sign_is_refused(tmp_path: Path, secret: str,
                                                        words: str) -> None:
     """A secret that is not UTF-8 text was taken, then made every token's signature an
-    internal error; one larger than a secret file may be is refused as that file is."""
+    internal error; one larger than a secret file may be is refused as that file is; one
+    so short that trying every secret against a token would find it is refused."""
     with pytest.raises(ConfigError, match=words):
         Settings.from_environment({"GAPGRID_SECRET_KEY": secret,
                                    "GAPGRID_INSTANCE": str(tmp_path)})
 
 
 def test_a_secret_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
-    """An empty or huge secret file is refused by name, and never read whole."""
+    """An empty, huge or short secret file is refused by name, and never read whole."""
     (tmp_path / SECRET_FILE).write_text("")
     with pytest.raises(ConfigError, match="does not hold a secret"):
         Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
     (tmp_path / SECRET_FILE).write_bytes(b"x" * 10_000_000)
     with pytest.raises(ConfigError, match="does not hold a secret"):
+        Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
+    (tmp_path / SECRET_FILE).write_text("hunter2\n")
+    with pytest.raises(ConfigError, match="holds a secret of fewer than 16 bytes"):
         Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
 
 
@@ -103,7 +109,7 @@ def test_bad_server_settings_are_refused_by_name(variable: str, value: str) -> N
     and the server then limited every client behind the proxy as one, or answered 429 to
     everything."""
     with pytest.raises(ConfigError, match=variable):
-        Settings.from_environment({variable: value, "GAPGRID_SECRET_KEY": "s"})
+        Settings.from_environment({variable: value, "GAPGRID_SECRET_KEY": "test-secret-16-b"})
 
 
 @pytest.mark.parametrize("value", ["0", "99999999999999999999999", "\u0661\u0662", "-5"])
@@ -112,13 +118,14 @@ def test_a_count_setting_says_which_numbers_it_takes(value: str) -> None:
     the message gives the range instead."""
     with pytest.raises(ConfigError, match=r"GAPGRID_MAX_MOVES must be a whole number from 1 to "
                                           r"999,999,999,999, not "):
-        Settings.from_environment({"GAPGRID_MAX_MOVES": value, "GAPGRID_SECRET_KEY": "s"})
+        Settings.from_environment({"GAPGRID_MAX_MOVES": value,
+                                   "GAPGRID_SECRET_KEY": "test-secret-16-b"})
 
 
 def test_server_settings_are_read() -> None:
     """Origins, limits (or off), timeouts and the proxy are read as written."""
     settings = Settings.from_environment({
-        "GAPGRID_SECRET_KEY": "s", "GAPGRID_CORS_ORIGINS": "https://a.example, http://b:8080/",
+        "GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_CORS_ORIGINS": "https://a.example, http://b:8080/",
         "GAPGRID_LIMIT_WRITES": "off", "GAPGRID_LIMIT_CHECKS": "10/second;300/hour",
         "GAPGRID_REQUEST_TIMEOUT": "5", "GAPGRID_IDLE_TIMEOUT": "60",
         "GAPGRID_TRUSTED_PROXY": " 10.0.0.1 ", "GAPGRID_CONNECTION_LIMIT": "300"})
@@ -126,7 +133,7 @@ def test_server_settings_are_read() -> None:
     assert (settings.limit_writes, settings.limit_checks) == (None, "10/second;300/hour")
     assert (settings.request_timeout, settings.idle_timeout) == (5, 60)
     assert (settings.trusted_proxy, settings.connection_limit) == ("10.0.0.1", 300)
-    defaults = Settings.from_environment({"GAPGRID_SECRET_KEY": "s"})
+    defaults = Settings.from_environment({"GAPGRID_SECRET_KEY": "test-secret-16-b"})
     assert (defaults.limit_reads, defaults.limit_checks, defaults.limit_writes) == (
         "3000 per minute", "1200 per minute", "120 per minute")
 
@@ -139,6 +146,6 @@ def test_the_trusted_proxy_is_an_address_as_requests_come_from(value: str,
     """An IPv6 address is read in the form a request's address has (compressed, and an
     IPv4-mapped one as the IPv4 address a peer is seen as); ``*`` trusts any peer, nothing
     trusts none."""
-    settings = Settings.from_environment({"GAPGRID_SECRET_KEY": "s",
+    settings = Settings.from_environment({"GAPGRID_SECRET_KEY": "test-secret-16-b",
                                           "GAPGRID_TRUSTED_PROXY": value})
     assert settings.trusted_proxy == read

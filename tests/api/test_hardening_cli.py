@@ -166,10 +166,11 @@ def test_daily_does_not_create_an_instance_where_it_runs(clean_environment: Path
     assert result.exit_code == 2
     assert result.stderr.startswith("gapgrid: no secret") and "gapgrid serve" in result.stderr
     assert list(clean_environment.iterdir()) == []
-    with_secret = invoke("daily", "montana", env={"GAPGRID_SECRET_KEY": "s"})
+    with_secret = invoke("daily", "montana", env={"GAPGRID_SECRET_KEY": "test-secret-16-b"})
     assert with_secret.exit_code == 2 and "no gapgrid instance at" in with_secret.stderr
     assert list(clean_environment.iterdir()) == []
-    solution = invoke("solution", "2026-11-29", "montana", env={"GAPGRID_SECRET_KEY": "s"})
+    solution = invoke("solution", "2026-11-29", "montana",
+                      env={"GAPGRID_SECRET_KEY": "test-secret-16-b"})
     assert solution.exit_code == 2, solution.output
     assert solution.stderr.count("\n") == 1 and "no gapgrid instance at" in solution.stderr
     assert list(clean_environment.iterdir()) == []
@@ -203,7 +204,7 @@ def test_an_unusable_database_is_a_one_line_error(clean_environment: Path, datab
     """/dev/null, a folder that cannot be made, a folder as the database: exit 2, one line
     naming the variable, for daily, solution, puzzles prepare and serve (they were internal
     errors, exit 3)."""
-    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": database}
+    env = {"GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_DATABASE": database}
     (clean_environment / "notes.txt").write_text("not a folder")
     for args, words in ((("daily", "montana"), daily_words),
                         (("solution", "2026-11-29", "montana"), daily_words),
@@ -226,13 +227,13 @@ def test_an_instance_folder_that_cannot_be_used_is_named_as_such(clean_environme
     (clean_environment / "db").mkdir()
     for instance, words in (("notes.txt", "notes.txt is a file, not a folder"),
                             (f"/tmp/{'a' * 300}", "File name too long")):
-        env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_INSTANCE": instance,
+        env = {"GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_INSTANCE": instance,
                "GAPGRID_DATABASE": str(clean_environment / "db" / "g.sqlite3")}
         result = invoke("serve", "--port", "0", env=env)
         assert result.exit_code == 2
         assert result.stderr == (f"gapgrid: cannot serve: cannot use the instance folder "
                                  f"{instance} (GAPGRID_INSTANCE): {words}\n")
-    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_INSTANCE": f"/tmp/{'a' * 300}"}
+    env = {"GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_INSTANCE": f"/tmp/{'a' * 300}"}
     result = invoke("daily", "montana", env=env)
     assert result.exit_code == 2 and "internal error" not in result.stderr
     assert result.stderr.endswith("(GAPGRID_INSTANCE): File name too long\n")
@@ -243,7 +244,7 @@ def _prepared_database(folder: Path, days: int) -> tuple[Path, dict[str, str]]:
     (a connection this one kept open would lock or cache what the test then changes), and
     the environment that names it."""
     database = folder / "puzzles.sqlite3"
-    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": str(database)}
+    env = {"GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_DATABASE": str(database)}
     made = subprocess.run([str(GAPGRID), "puzzles", "prepare", "--from", "2026-01-01",
                            "--days", str(days), "--variant", "montana", "--seconds", "1",
                            "--positions", "1000"], env={**os.environ, **env},
@@ -346,7 +347,7 @@ def test_puzzles_are_prepared_only_for_days_that_can_be_served(
     (whose day ends on no date) was an internal error. Both are refused before an instance
     is made."""
     database = clean_environment / "puzzles.sqlite3"
-    env = {"GAPGRID_SECRET_KEY": "s", "GAPGRID_DATABASE": str(database)}
+    env = {"GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_DATABASE": str(database)}
     result = invoke("puzzles", "prepare", "--from", first, "--days", days, "--variant",
                     "montana", "--seconds", "1", "--positions", "1000", env=env)
     assert result.exit_code == 2, result.output
@@ -361,7 +362,7 @@ def test_daily_before_the_first_day_blames_the_setting_not_an_option(
     which is said first (it blamed the setting too); a secret the tokens cannot be
     signed with is a setting's error too (it was an internal error, exit 3)."""
     database = str(clean_environment / "gapgrid.sqlite3")
-    environment = {"GAPGRID_FIRST_DAY": "9999-12-31", "GAPGRID_SECRET_KEY": "s",
+    environment = {"GAPGRID_FIRST_DAY": "9999-12-31", "GAPGRID_SECRET_KEY": "test-secret-16-b",
                    "GAPGRID_DATABASE": database}
     early = invoke("daily", "line-up", env=environment)
     assert early.exit_code == 2, early.output
@@ -456,7 +457,7 @@ def test_a_puzzle_still_held_after_the_wait_is_an_environment_error(
 def test_serve_refuses_a_busy_port_and_a_bad_host(clean_environment: Path) -> None:
     """A port in use and an address that is no address are one line each, exit 2, before
     any banner (they were "internal error ... please report it", exit 3)."""
-    env = {"GAPGRID_SECRET_KEY": "s"}
+    env = {"GAPGRID_SECRET_KEY": "test-secret-16-b"}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -24,7 +24,7 @@ VARIANTS = ("paganini", "line-up")
 def instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh instance folder and secret, as `gapgrid serve` would use them."""
     monkeypatch.setenv("GAPGRID_INSTANCE", str(tmp_path / "instance"))
-    monkeypatch.setenv("GAPGRID_SECRET_KEY", "cli-test-secret")
+    monkeypatch.setenv("GAPGRID_SECRET_KEY", "cli-test-secret-key")
     return tmp_path / "instance"
 
 

@@ -184,7 +184,7 @@ def test_serve_refuses_to_start_without_the_ranking_scheme(tmp_path: Path) -> No
     """`gapgrid serve` with GAPGRID_DISABLE_PLUGINS=scoring_par: one line, exit status 2,
     no server."""
     env = {**os.environ, "GAPGRID_INSTANCE": str(tmp_path / "instance"),
-           "GAPGRID_SECRET_KEY": "x", "GAPGRID_DISABLE_PLUGINS": "scoring_par"}
+           "GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_DISABLE_PLUGINS": "scoring_par"}
     env.pop("GAPGRID_RANKING", None)
     finished = subprocess.run([str(GAPGRID), "serve", "--port", "0"], capture_output=True,
                               text=True, timeout=60, env=env)
@@ -222,7 +222,7 @@ def test_without_par_a_server_ranking_by_cards_takes_submissions(
 
 def test_the_ranking_setting_is_read_from_the_environment() -> None:
     """GAPGRID_RANKING names the scheme; par when unset; nonsense is refused by name."""
-    secret = {"GAPGRID_SECRET_KEY": "ranking-test"}
+    secret = {"GAPGRID_SECRET_KEY": "ranking-test-secret"}
     assert Settings.from_environment(secret).ranking == "par"
     assert Settings.from_environment({**secret, "GAPGRID_RANKING": " cards "}).ranking == "cards"
     for nonsense in ("p\tar", "pâr", "x" * 65):

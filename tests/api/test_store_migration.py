@@ -284,6 +284,6 @@ def test_a_database_from_a_newer_gapgrid_is_refused(tmp_path: Path) -> None:
     finished = subprocess.run([str(GAPGRID), "serve", "--port", "0"], capture_output=True,
                               text=True, timeout=60,
                               env={**os.environ, "GAPGRID_INSTANCE": str(instance),
-                                   "GAPGRID_SECRET_KEY": "x"})
+                                   "GAPGRID_SECRET_KEY": "test-secret-16-b"})
     assert finished.returncode == 2
     assert finished.stderr.count("\n") == 1 and "newer gapgrid" in finished.stderr

@@ -165,7 +165,7 @@ def winnable_server(root: Path) -> Iterator[Served]:
     and today's puzzles made."""
     for attempt in range(SECRETS_TO_TRY):
         instance = root / f"instance-{attempt}"
-        server = start_server(instance, f"browser-tests-{attempt}")
+        server = start_server(instance, f"browser-tests-secret-{attempt}")
         try:
             status, _, puzzle = request("GET", f"{server.url}/v1/daily/{WIN_VARIANT}")
             assert status == 200, puzzle
