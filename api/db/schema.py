@@ -112,7 +112,8 @@ leases: Final = Table(
     Column("owner", String, nullable=False),
     Column("expires_at", Float, nullable=False),
 )
-"""Who is making or certifying a puzzle, until when (Unix time)."""
+"""Who is making or certifying a puzzle, or keying its submissions for a ranking, until when
+(Unix time)."""
 
 hints: Final = Table(
     "hints", metadata,

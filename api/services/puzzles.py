@@ -104,6 +104,10 @@ KEYS_PER_REQUEST: Final = 1_000
 0.84 s at most, 82 MiB) for 22,538 submissions lacking their keys, beside a study on both
 cores; all at once, 200,000 had taken one request 88 s and 2 GB."""
 
+KEYING_LEASE_SECONDS: Final = 30.0
+"""How long a request keying a puzzle's submissions holds its lease at most (a batch takes
+about a second; a process that dies holding it lets the others key after this)."""
+
 MAX_PER_PAGE: Final = 100
 """Most leaderboard lines in one page."""
 
@@ -997,19 +1001,31 @@ class PuzzleService:
         its key; its stored answer holds every term a scheme scores, so the key
         is computed from it instead of leaving the player off the leaderboard.
         A puzzle with more to key than one request may take waits for the
-        requests after it: a request's time and memory stay bounded.
+        requests after it: a request's time and memory stay bounded. One
+        request keys at a time, holding a lease in the database (any server's):
+        the others answer at once that keys are missing, rather than all key
+        the same batch.
         """
         scheme = self.settings.ranking
         missing = self.store.unranked(puzzle, scheme, KEYS_PER_REQUEST + 1)
         if not missing:
             return True
-        info = self.catalogue.scoring[scheme]
-        start = self._start_cards_in_sequence(puzzle)
-        keys: list[tuple[UnrankedSubmission, str, RankingKey]] = []
-        for submission in missing[:KEYS_PER_REQUEST]:
-            score = info.scheme.score(summary_of_answer(submission.body, start))
-            keys.append((submission, scheme, RankingKey(tuple(score.sort_key), score.total)))
-        self.store.add_keys(keys)
+        lease = f"keys:{puzzle}:{scheme}"
+        owner = f"{self.owner}:{uuid.uuid4().hex[:8]}"  # this request: threads are apart too
+        if self.store.take_lease(lease, owner, KEYING_LEASE_SECONDS, self.wall_clock()):
+            return False  # another request is keying this batch
+        try:
+            missing = self.store.unranked(puzzle, scheme, KEYS_PER_REQUEST + 1)  # keyed since?
+            info = self.catalogue.scoring[scheme]
+            start = self._start_cards_in_sequence(puzzle)
+            keys: list[tuple[UnrankedSubmission, str, RankingKey]] = []
+            for submission in missing[:KEYS_PER_REQUEST]:
+                score = info.scheme.score(summary_of_answer(submission.body, start))
+                keys.append((submission, scheme, RankingKey(tuple(score.sort_key),
+                                                            score.total)))
+            self.store.add_keys(keys)
+        finally:
+            self.store.release_lease(lease, owner)
         return len(missing) <= KEYS_PER_REQUEST
 
     def _start_cards_in_sequence(self, puzzle: str) -> int:

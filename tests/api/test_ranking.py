@@ -168,6 +168,34 @@ def test_submissions_lacking_keys_are_keyed_a_batch_a_request(
     assert ranking(with_cards) == ("cards", expected(verified, "cards"))
 
 
+def test_one_request_at_a_time_keys_a_puzzle_on_any_server(
+        tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a request (of any server on the database) holds the lease on keying a puzzle's
+    submissions, another keys nothing and answers at once that the leaderboard is being
+    updated (all of them keyed the same first batch, N times the work for one batch's
+    progress); once the lease is given back, the next request keys."""
+    monkeypatch.setattr(puzzles, "KEYS_PER_REQUEST", 2)
+    settings = conftest.test_settings(tmp_path)
+    without_cards = create_app(settings, clock=clock,
+                               catalogue=plugins.load_catalogue(disabled=["scoring_cards"]))
+    submit_all(without_cards.test_client(), game_lines(without_cards.test_client(), 2)[:3])
+    app = create_app(attrs.evolve(settings, ranking="cards"), clock=clock,
+                     catalogue=plugins.load_catalogue(disabled=()))
+    with_cards = app.test_client()
+    service = app.extensions["gapgrid"].puzzles
+    puzzle = f"{TODAY}-montana"
+    lease = f"keys:{puzzle}:cards"
+    assert service.store.take_lease(lease, "another server", 60, service.wall_clock()) == 0
+    board = with_cards.get(f"/v1/puzzles/{TODAY}/montana/leaderboard")
+    assert board.status_code == 503 and board.headers["Retry-After"] == "1"
+    assert len(service.store.unranked(puzzle, "cards")) == 3  # nothing keyed meanwhile
+    service.store.release_lease(lease, "another server")
+    assert with_cards.get(f"/v1/puzzles/{TODAY}/montana/leaderboard").status_code == 503
+    assert len(service.store.unranked(puzzle, "cards")) == 1  # a batch of 2 keyed
+    board = with_cards.get(f"/v1/puzzles/{TODAY}/montana/leaderboard")
+    assert board.status_code == 200 and board.get_json()["total"] == 3
+
+
 def test_a_missing_ranking_scheme_is_a_configuration_error(tmp_path: Path) -> None:
     """create_app refuses, in one line naming the setting, plugins that lack the scheme."""
     catalogue = plugins.load_catalogue(disabled=["scoring_par"])
