@@ -306,7 +306,7 @@ def _read_secret(path: Path) -> str:
     if not text or len(data) > MAX_SECRET_BYTES:
         raise ConfigError(f"{path} does not hold a secret (it is empty or over "
                           f"{MAX_SECRET_BYTES} bytes); delete it to have a new one generated")
-    if len(text.encode("utf-8")) < MIN_SECRET_BYTES:
+    if len(data.strip()) < MIN_SECRET_BYTES:  # the bytes: undecodable ones read alike
         raise ConfigError(f"{path} holds a secret of fewer than {MIN_SECRET_BYTES} bytes, which "
                           f"a start token would give away; delete it to have a new one "
                           f"generated")

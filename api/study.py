@@ -529,7 +529,7 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
                                    f"exclude each other: the list says which deals")
         deals = game_numbers.count
     if deals <= 0:
-        raise click.BadParameter(f"{deals} deals: a study solves at least one",
+        raise click.BadParameter(f"{deals:,} deals: a study solves at least one",
                                  param_hint="--deals")
     if first_deal < 1 or first_deal + deals - 1 > MAX_NUMBER:
         raise click.BadParameter(f"game numbers run from 1 to {MAX_NUMBER}",
@@ -842,19 +842,22 @@ def _study_retry(ctx: click.Context, path: Path, settings: StudySettings, search
         if not retry and len(same) < len(unknown):
             beyond = [before for before in unknown.values() if before != settings]
             raise click.BadParameter(
-                f"{len(beyond)} unknown deals of {path} had {_budgets_text(beyond)}: a retry "
+                f"{plural(len(beyond), 'unknown deal')} of {path} had "
+                f"{_budgets_text(beyond)}: a retry "
                 f"needs a larger budget, no smaller in seconds nor in positions (--budget, "
                 f"--max-positions)", param_hint="--budget")
         if not retry:
-            already = f" (its {len(same)} unknown deals had this budget)" if same else ""
+            already = (f" (its {plural(len(same), 'unknown deal')} had this budget)" if same
+                       else "")
             if filled:
                 caps = [cap for cap in filled.values() if cap is not None]
                 larger = f" larger than {max(caps):,} MiB" if caps else ""
                 if caps and len(caps) < len(filled):
-                    larger = (f" (larger than {max(caps):,} MiB for the {len(caps)} whose "
-                              f"rows record it)")
-                already = (f" (its {len(same)} unknown deals had this budget; {len(filled)} "
-                           f"filled their tables: give a --memory{larger} to retry those)")
+                    larger = (f" (larger than {max(caps):,} MiB for the {len(caps):,} "
+                              f"whose rows record it)")
+                already = (f" (its {plural(len(same), 'unknown deal')} had this budget; "
+                           f"{len(filled):,} filled their tables: give a --memory{larger} to "
+                           f"retry those)")
             click.echo(f"gapgrid: {path} has no unknown deal to retry{already}", err=True)
             _finish(ctx, path, stop, "", as_json=as_json, left_out=len(skipped))
             return

@@ -568,8 +568,8 @@ class PuzzleService:
         memory for the rest of its day: a submission then reads no puzzle (issue 13's
         load: a round trip of one to two milliseconds each).
         """
+        entry = games.find_entry(self.catalogue, variant)  # the variant first, as puzzle()
         date = self.day(day)
-        entry = games.find_entry(self.catalogue, variant)
         pid = puzzle_id(date, entry.slug)
         # before making a past day's puzzle to refuse it
         self._refuse_closed(date, pid, token, starting=starting)
@@ -636,8 +636,8 @@ class PuzzleService:
         "difficulty", "solver_version", "line_from"}``; ``line_from`` says whether the line
         is the solver's or a player's shorter one.
         """
+        entry = games.find_entry(self.catalogue, variant)  # the variant first, as puzzle()
         date = self.day(day)
-        entry = games.find_entry(self.catalogue, variant)
         opens = solution_opens(date)
         if self.clock() < opens:
             raise SolutionUnavailable(f"the solution of the {entry.slug} puzzle of {date} "

@@ -81,9 +81,10 @@ def test_a_secret_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
     (tmp_path / SECRET_FILE).write_bytes(b"x" * 10_000_000)
     with pytest.raises(ConfigError, match="does not hold a secret"):
         Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
-    (tmp_path / SECRET_FILE).write_text("hunter2\n")
-    with pytest.raises(ConfigError, match="holds a secret of fewer than 16 bytes"):
-        Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
+    for short in (b"hunter2\n", b"\xff" * 6):  # six bytes read as six U+FFFD were 18
+        (tmp_path / SECRET_FILE).write_bytes(short)
+        with pytest.raises(ConfigError, match="holds a secret of fewer than 16 bytes"):
+            Settings.from_environment({"GAPGRID_INSTANCE": str(tmp_path)})
 
 
 def test_an_instance_path_through_a_file_is_refused_in_words(tmp_path: Path) -> None:
@@ -125,7 +126,8 @@ def test_a_count_setting_says_which_numbers_it_takes(value: str) -> None:
 def test_server_settings_are_read() -> None:
     """Origins, limits (or off), timeouts and the proxy are read as written."""
     settings = Settings.from_environment({
-        "GAPGRID_SECRET_KEY": "test-secret-16-b", "GAPGRID_CORS_ORIGINS": "https://a.example, http://b:8080/",
+        "GAPGRID_SECRET_KEY": "test-secret-16-b",
+        "GAPGRID_CORS_ORIGINS": "https://a.example, http://b:8080/",
         "GAPGRID_LIMIT_WRITES": "off", "GAPGRID_LIMIT_CHECKS": "10/second;300/hour",
         "GAPGRID_REQUEST_TIMEOUT": "5", "GAPGRID_IDLE_TIMEOUT": "60",
         "GAPGRID_TRUSTED_PROXY": " 10.0.0.1 ", "GAPGRID_CONNECTION_LIMIT": "300"})

@@ -262,6 +262,12 @@ def test_past_puzzles_are_immutable_and_future_ones_404(client: FlaskClient) -> 
     body = problem(client.get("/v1/puzzles/2026-02-30/montana"), 422)
     assert body["errors"][0]["parameter"] == "date"
     problem(client.get(f"/v1/puzzles/{TODAY}/no-such"), 404)
+    # An unknown variant is said as such, whatever the day: it was blamed on the date.
+    for before_the_first_day in (client.get("/v1/puzzles/2025-12-31/no-such"),
+                                 client.get("/v1/puzzles/2025-12-31/no-such/leaderboard"),
+                                 client.post("/v1/puzzles/2025-12-31/no-such/start"),
+                                 client.get("/v1/puzzles/2025-12-31/no-such/solution")):
+        assert "no-such" in problem(before_the_first_day, 404)["detail"]
 
 
 def test_daily_moves_to_the_next_day_at_midnight(client: FlaskClient, clock: Clock) -> None:

@@ -196,6 +196,28 @@ def test_one_request_at_a_time_keys_a_puzzle_on_any_server(
     assert board.status_code == 200 and board.get_json()["total"] == 3
 
 
+def test_a_request_that_fails_while_keying_gives_the_lease_back(
+        tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request whose keying fails (a bug, here) answers 500 and gives the lease back: the
+    next request keys, rather than every request being told to wait for half a minute."""
+    settings = conftest.test_settings(tmp_path)
+    without_cards = create_app(settings, clock=clock,
+                               catalogue=plugins.load_catalogue(disabled=["scoring_cards"]))
+    submit_all(without_cards.test_client(), game_lines(without_cards.test_client(), 1))
+    with_cards = create_app(attrs.evolve(settings, ranking="cards"), clock=clock,
+                            catalogue=plugins.load_catalogue(disabled=())).test_client()
+    summary = puzzles.summary_of_answer
+
+    def failing(*args: Any) -> Any:
+        raise RuntimeError("a bug while keying")
+
+    monkeypatch.setattr(puzzles, "summary_of_answer", failing)
+    assert with_cards.get(f"/v1/puzzles/{TODAY}/montana/leaderboard").status_code == 500
+    monkeypatch.setattr(puzzles, "summary_of_answer", summary)
+    board = with_cards.get(f"/v1/puzzles/{TODAY}/montana/leaderboard")
+    assert board.status_code == 200 and board.get_json()["total"] == 2
+
+
 def test_a_missing_ranking_scheme_is_a_configuration_error(tmp_path: Path) -> None:
     """create_app refuses, in one line naming the setting, plugins that lack the scheme."""
     catalogue = plugins.load_catalogue(disabled=["scoring_par"])
