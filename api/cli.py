@@ -92,6 +92,7 @@ from gapgrid.api.study import study
 from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
 from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.score_checks import PluginFault
 
 
 @click.group(cls=GapgridGroup, invoke_without_command=True,
@@ -158,6 +159,14 @@ def run() -> None:
         where = f" {error.filename}" if error.filename else ""
         tell(f"gapgrid: cannot write{where}: {error.strerror}")
         sys.exit(EXIT_ENVIRONMENT)
+    except PluginFault as fault:  # a plugin's bug: its name, and how to do without it
+        message = bounded(str(fault))
+        if wants_json(sys.argv[1:]):
+            echo_json({"error": {"kind": "plugin", "plugin": fault.plugin, "message": message}})
+        tell(f"gapgrid: {message}\n"
+             f"gapgrid: report it to the plugin's authors, or turn it off with "
+             f"GAPGRID_DISABLE_PLUGINS={fault.plugin}")
+        sys.exit(EXIT_INTERNAL_ERROR)
     except Exception as error:  # click handles usage errors itself; this is a bug
         _internal_error(error)
 

@@ -115,7 +115,7 @@ def scores_json(summary: GameSummary, schemes: Mapping[str, ScoringInfo]) -> dic
     """The ``scores`` object: the summary terms, then one entry per scheme."""
     scores: dict[str, Any] = summary.terms()
     for name, info in schemes.items():
-        score = info.scheme.score(summary)
+        score = info.score(summary)
         scores[name] = {
             "total": score.total,
             "breakdown": dict(score.breakdown),

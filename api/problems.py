@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from gapgrid.api.db.engine import is_outage
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.text import bounded
+from gapgrid.core.score_checks import PluginFault
 
 MEDIA_TYPE: Final = "application/problem+json"
 INVALID_REQUEST: Final = "urn:gapgrid:problem:invalid-request"
@@ -189,6 +190,14 @@ def register_error_handlers(app: Flask) -> None:
         _log.exception("unexpected error on %s %s", request.method, request.path)
         return Problem(500, "Internal Server Error",
                        "the server failed to answer; the error has been logged").response()
+
+    @app.errorhandler(PluginFault)
+    def _plugin_failed(fault: PluginFault) -> Response:
+        # A plugin's bug: said with its name (its authors fix it, or the operator turns it
+        # off), logged in one line, never a bare internal error.
+        _log.error("a plugin failed on %s %s: %s", request.method, request.path, fault)
+        return Problem(500, "Plugin failed", f"{fault}; the error has been logged"
+                       ).response()
 
     @app.errorhandler(database_errors.DBAPIError)
     @app.errorhandler(database_errors.TimeoutError)

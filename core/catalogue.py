@@ -46,6 +46,7 @@ from gapgrid.core.registry import (
     normalise_name,
 )
 from gapgrid.core.rules import RedealTiming, RuleError, Rules
+from gapgrid.core.score_checks import SAMPLE_SUMMARIES, PluginFault
 
 RULES_CACHE_SIZE = 256
 """Rules kept per catalogue: every variant with its usual options, and then some."""
@@ -290,7 +291,7 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
         others = [plugin for plugin in manager.get_plugins() if plugin is not loaded.plugin]
         register = manager.subset_hook_caller("gapgrid_register", remove_plugins=others)
         before = registry.snapshot()
-        registry.set_plugin(loaded.name)
+        registry.set_plugin(loaded.name, third_party=loaded.tried)
         try:
             register(registry=registry)
             if loaded.tried:
@@ -351,10 +352,12 @@ def _hooks_defined_twice_in(plugin: object) -> list[str]:
 
 
 def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> None:
-    """Build the rules of each entry a plugin just added, and deal game 1 with them.
+    """Build the rules of each entry a plugin just added, and deal game 1 with them; score
+    sample games with each scoring scheme it added (:data:`core.score_checks.SAMPLE_SUMMARIES`).
 
-    A rule hook that raises or returns nonsense is found now, at load time,
-    and reported against the plugin, instead of failing every listing later.
+    A rule hook or a scheme that raises or returns nonsense is found now, at
+    load time, and reported against the plugin, instead of failing every
+    listing, verification or submission later.
     """
     known = set(before[0]) | set(before[1])
     trial = Catalogue(registry, [])
@@ -366,6 +369,14 @@ def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> 
         except Exception as error:
             raise RegistrationError(f"{slug}: its rules do not work: "
                                     f"{type(error).__name__}: {error}") from None
+    for name, info in registry.scoring.items():
+        if name in before[3]:
+            continue
+        try:  # each game kind a scheme scores: a scheme that fails on one fails at load
+            for summary in SAMPLE_SUMMARIES:
+                info.score(summary)
+        except PluginFault as fault:
+            raise RegistrationError(str(fault)) from None
 
 
 def installed_plugin_names(group: str = hookspecs.PROJECT_NAME) -> set[str]:

@@ -11,7 +11,9 @@ Plugins see the class as ``gapgrid.Registry`` and its error as
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Protocol
 
@@ -19,9 +21,20 @@ import attrs
 import pluggy
 
 from gapgrid.core import hookspecs
-from gapgrid.core.scoring import SUMMARY_FIELDS, ScoringScheme
+from gapgrid.core.score_checks import scored
+from gapgrid.core.scoring import SUMMARY_FIELDS, GameSummary, Score, ScoringScheme
 
 SLUG_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+LONGEST_TEXT: Final = 1_000
+"""Characters a variant's or preset's name, other name or summary may have."""
+
+MOST_OTHER_NAMES: Final = 1_000
+"""Other names one variant or preset may have."""
+
+LARGEST_PYSOLFC_ID: Final = 2**31 - 1
+"""PySolFC's game ids are small numbers; a larger one is no id (and would not fit its
+saved games)."""
 
 REDEAL_OPTIONS: Final = ("redeals", "redeal-placement", "redeal-when")
 """The rule options every PySolFC variant accepts."""
@@ -123,6 +136,11 @@ class ScoringInfo:
 
     plugin: str = ""
 
+    def score(self, summary: GameSummary) -> Score:
+        """The scheme's score of ``summary``, checked (:func:`core.score_checks.scored`: a
+        :class:`~gapgrid.core.score_checks.PluginFault` when the plugin's code fails)."""
+        return scored(self.name, self.plugin, self.scheme, summary)
+
 
 class Registry:
     """Collects what the plugins register, one plugin at a time."""
@@ -133,6 +151,7 @@ class Registry:
         self.options: dict[str, OptionInfo] = {}
         self.scoring: dict[str, ScoringInfo] = {}
         self._plugin = ""
+        self._third_party = False
 
     # -- what plugins call -------------------------------------------------
 
@@ -142,12 +161,15 @@ class Registry:
                     options: Iterable[str] = REDEAL_OPTIONS) -> None:
         """Register a variant built from ``base`` (or the baseline) plus ``rules``."""
         self._check_new_slug(slug)
-        names = tuple(other_names)
+        _check_texts(slug, name=name, summary=summary)
+        names = _names_of(slug, other_names)
         self._check_other_names(slug, names)
         self._check_slug_is_no_other_name(slug, owner_allowed=None)
         if pysolfc_id is not None:
-            if isinstance(pysolfc_id, bool) or not isinstance(pysolfc_id, int) or pysolfc_id <= 0:
-                raise RegistrationError(f"{slug}: the PySolFC id must be a positive integer")
+            if (isinstance(pysolfc_id, bool) or not isinstance(pysolfc_id, int)
+                    or not 0 < pysolfc_id <= LARGEST_PYSOLFC_ID):
+                raise RegistrationError(f"{slug}: the PySolFC id must be a whole number from 1 "
+                                        f"to {LARGEST_PYSOLFC_ID:,}")
             for other in self.variants.values():
                 if other.pysolfc_id == pysolfc_id:
                     raise RegistrationError(f"{slug}: PySolFC id {pysolfc_id} is already "
@@ -166,13 +188,17 @@ class Registry:
                    summary: str = "") -> None:
         """Register a preset: the variant ``base`` with ``options`` applied."""
         self._check_new_slug(slug)
-        names = tuple(other_names)
+        _check_texts(slug, name=name, summary=summary)
+        names = _names_of(slug, other_names)
         self._check_other_names(slug, names)
-        # A preset may take its own variant's other name as slug ("gaps" is Montana's Gaps).
-        self._check_slug_is_no_other_name(slug, owner_allowed=base)
         variant = self.variants.get(base)
         if variant is None:
             raise RegistrationError(f"{slug}: base variant {base!r} is not registered")
+        # A preset may take its own variant's other name as slug ("gaps" is Montana's Gaps),
+        # when gapgrid or the variant's own plugin registers it: never a third party's taking
+        # another plugin's name.
+        own = not self._third_party or variant.plugin == self._plugin
+        self._check_slug_is_no_other_name(slug, owner_allowed=base if own else None)
         canonical = []
         for key, value in sorted(options.items()):
             option = self.options.get(key)
@@ -215,8 +241,10 @@ class Registry:
     # -- checks ------------------------------------------------------------
 
     def _check_new_slug(self, slug: str) -> None:
-        if not SLUG_PATTERN.fullmatch(slug):
+        if not isinstance(slug, str) or not SLUG_PATTERN.fullmatch(slug):
             raise RegistrationError(f"slug {slug!r} must be lower case words joined by hyphens")
+        if slug == "all":  # `gapgrid study all` means every variant
+            raise RegistrationError("slug 'all' is taken: it names every variant at once")
         for table in (self.variants, self.presets):
             if slug in table:
                 raise RegistrationError(f"slug {slug!r} is already registered by "
@@ -256,9 +284,41 @@ class Registry:
         self.variants, self.presets = dict(variants), dict(presets)
         self.options, self.scoring = dict(options), dict(scoring)
 
-    def set_plugin(self, name: str) -> None:
-        """Say which plugin the following registrations come from."""
+    def set_plugin(self, name: str, *, third_party: bool = False) -> None:
+        """Say which plugin the following registrations come from, and whether it is a
+        third party's (not one of gapgrid's own)."""
         self._plugin = name
+        self._third_party = third_party
+
+
+def _check_texts(slug: str, **texts: object) -> None:
+    """Refuse a name or summary that is not one line of text of a sensible length: it is
+    printed on terminals and served as JSON."""
+    for what, text in texts.items():
+        if not isinstance(text, str):
+            raise RegistrationError(f"{slug}: the {what} is {type(text).__name__}, not text")
+        if len(text) > LONGEST_TEXT:
+            raise RegistrationError(f"{slug}: the {what} has {len(text):,} characters: at "
+                                    f"most {LONGEST_TEXT:,}")
+        if any(unicodedata.category(character) == "Cc" for character in text):
+            raise RegistrationError(f"{slug}: the {what} holds control characters (a new "
+                                    f"line, an escape), which would garble a terminal")
+
+
+def _names_of(slug: str, other_names: Iterable[str]) -> tuple[str, ...]:
+    """The other names given, at most :data:`MOST_OTHER_NAMES` of them (an endless iterable
+    is refused, not read to the end); a single text is refused, not taken letter by letter."""
+    if isinstance(other_names, str | bytes):
+        raise RegistrationError(f"{slug}: other_names must be a list of names, not one text")
+    try:
+        names = tuple(itertools.islice(other_names, MOST_OTHER_NAMES + 1))
+    except TypeError:
+        raise RegistrationError(f"{slug}: other_names must be a list of names") from None
+    if len(names) > MOST_OTHER_NAMES:
+        raise RegistrationError(f"{slug}: more than {MOST_OTHER_NAMES:,} other names")
+    for name in names:
+        _check_texts(slug, **{"other name": name})
+    return names
 
 
 def _check_rule_plugin(slug: str, rules: object) -> None:

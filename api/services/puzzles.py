@@ -1020,7 +1020,7 @@ class PuzzleService:
             start = self._start_cards_in_sequence(puzzle)
             keys: list[tuple[UnrankedSubmission, str, RankingKey]] = []
             for submission in missing[:KEYS_PER_REQUEST]:
-                score = info.scheme.score(summary_of_answer(submission.body, start))
+                score = info.score(summary_of_answer(submission.body, start))
                 keys.append((submission, scheme, RankingKey(tuple(score.sort_key),
                                                             score.total)))
             self.store.add_keys(keys)

@@ -4,6 +4,7 @@ and unclear refusals. (The OpenAPI document's completeness: test_openapi_complet
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,18 @@ from flask import Flask
 from flask.testing import FlaskClient
 from itsdangerous import URLSafeTimedSerializer
 
+from gapgrid import plugins
+from gapgrid.api.app import create_app
 from gapgrid.api.config import ConfigError
 from gapgrid.api.services.puzzles import TOKEN_SALT
-from tests.api.conftest import NOW, TODAY
+from gapgrid.core.catalogue import LoadedPlugin, build_catalogue
+from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.game import new_game
+from gapgrid.core.hookspecs import hookimpl
+from gapgrid.core.registry import Registry
+from gapgrid.core.scoring import GameSummary, Score, points
+from tests.api import conftest
+from tests.api.conftest import NOW, TODAY, Clock
 
 PROBLEM = "application/problem+json"
 CORE_GAME = Path(__file__).resolve().parents[2] / "core" / "game.py"
@@ -305,3 +315,36 @@ def test_api_answers_are_data_to_a_browser(client: FlaskClient) -> None:
         assert answer.headers["Referrer-Policy"] == "no-referrer"
     page = client.get("/")
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+class _FailsOnOneMove:
+    """A third party's scoring scheme with a bug the load does not meet: it fails on games of
+    one move (none of the sample games the catalogue tries at load has one)."""
+
+    def score(self, summary: GameSummary) -> Score:
+        if summary.moves == 1:
+            raise ZeroDivisionError("score bug")
+        return points({"moves": summary.moves}, "moves")
+
+
+def test_a_plugin_that_fails_is_named_in_the_problem(tmp_path: Path, clock: Clock) -> None:
+    """A third-party scheme failing on a game answers a 500 problem naming the scheme and its
+    plugin, the fault that is the operator's to act on (turn it off, tell its authors), not a
+    bare internal error; other games still verify."""
+    def register(registry: Registry) -> None:
+        registry.add_scoring(name="buggy", summary="Buggy", scheme=_FailsOnOneMove())
+    module = types.ModuleType("buggy_plugin")
+    module.gapgrid_register = hookimpl(register)  # type: ignore[attr-defined]
+    catalogue = build_catalogue([*plugins.builtin_plugins(), LoadedPlugin("buggy_plugin", module)])
+    assert not catalogue.problems
+    client = create_app(conftest.test_settings(tmp_path), clock=clock,
+                        catalogue=catalogue).test_client()
+    rules = catalogue.rules("montana")
+    move = str(new_game(rules, parse_deal_number("1")).legal_moves()[0])
+    body = problem(client.post("/v1/verify", json={"variant": "montana", "deal": "1",
+                                                   "moves": [move]}), 500)
+    assert body["title"] == "Plugin failed"
+    assert "scoring scheme 'buggy' (plugin buggy_plugin) failed: ZeroDivisionError: score bug" \
+        in body["detail"]
+    assert client.post("/v1/verify", json={"variant": "montana", "deal": "1",
+                                            "moves": []}).status_code == 200

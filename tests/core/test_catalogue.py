@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import math
 import textwrap
 import types
 from pathlib import Path
 
+import attrs
 import pytest
 
 from gapgrid import plugins
@@ -25,6 +28,8 @@ from gapgrid.core.layout import Layout
 from gapgrid.core.redeals import GapsAtRandom
 from gapgrid.core.registry import PresetInfo, Registry
 from gapgrid.core.rules import UNLIMITED, RedealPlacement, RedealTiming
+from gapgrid.core.score_checks import SAMPLE_SUMMARIES, PluginFault
+from gapgrid.core.scoring import GameSummary, Score, points
 
 
 def _plugin(name: str, register: object) -> LoadedPlugin:
@@ -143,6 +148,18 @@ def test_a_plugin_that_raises_is_reported_and_the_rest_work() -> None:
     (dict(slug="mine", name="Mine", other_names=("Rangoon",)), "already names blue-moon"),
     (dict(slug="Not A Slug", name="Mine"), "must be lower case"),
     (dict(slug="mine", name="Mine", base="nowhere"), "base variant 'nowhere'"),
+    # each of these loaded, then broke `gapgrid variants` and GET /v1/variants for everyone,
+    # forged lines on a terminal, or took the variant's name letter by letter
+    (dict(slug="mine", name=object()), "mine: the name is object, not text"),
+    (dict(slug="mine", name="Mine\x1b[31m"), "mine: the name holds control characters"),
+    (dict(slug="mine", name="Mine", summary="one\ntwo"), "the summary holds control"),
+    (dict(slug="mine", name="M" * 1_001), "the name has 1,001 characters: at most 1,000"),
+    (dict(slug="mine", name="Mine", pysolfc_id=10**5000), "a whole number from 1 to"),
+    (dict(slug="mine", name="Mine", other_names="Zygote"), "a list of names, not one text"),
+    (dict(slug="mine", name="Mine", other_names=(1, 2)), "the other name is int, not text"),
+    (dict(slug="mine", name="Mine", other_names=(f"n{n}" for n in itertools.count())),
+     "more than 1,000 other names"),  # an endless iterable: refused, not read to the end
+    (dict(slug="all", name="All"), "slug 'all' is taken"),  # `gapgrid study all`
 ])
 def test_duplicates_and_bad_entries_are_reported(kwargs: dict[str, object], message: str) -> None:
     """A duplicate slug, id or name, or a bad entry, rolls the plugin back and says why."""
@@ -229,6 +246,76 @@ def test_a_preset_may_take_its_own_variants_other_name() -> None:
     catalogue = plugins.load_catalogue(entry_points=False, disabled=())
     assert catalogue.lookup("gaps").slug == "gaps"
     assert "Gaps" in catalogue.variants["montana"].other_names
+
+
+def test_a_third_party_preset_may_not_take_a_built_in_variants_other_name() -> None:
+    """'Vacancies' names Montana: a third party's preset of that slug was registered without
+    a word and took the name over (gapgrid's own gaps preset may, being gapgrid's)."""
+    def register(registry: Registry) -> None:
+        registry.add_preset(slug="vacancies", name="Not Montana", base="montana",
+                            options={"redeals": 0})
+    catalogue = _with(_plugin("hijack", hookimpl(register)))
+    assert "already another name of montana" in catalogue.problems[0].reason
+    assert catalogue.lookup("vacancies").slug == "montana"
+
+
+class _Scores:
+    """A scoring scheme that gives back whatever it was built with (or raises it)."""
+
+    def __init__(self, given: object) -> None:
+        self.given = given
+
+    def score(self, summary: GameSummary) -> object:
+        if isinstance(self.given, Exception):
+            raise self.given
+        return self.given(summary) if callable(self.given) else self.given
+
+
+def _good_score(**changes: object) -> Score:
+    return attrs.evolve(points({"cards": 3}, "three cards"), **changes)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    (ZeroDivisionError("score bug"), "failed: ZeroDivisionError: score bug"),
+    (None, "NoneType is not a Score"),
+    (_good_score(total=math.nan), "total is float, not a whole number"),
+    (_good_score(total="lots"), "total is str, not a whole number"),
+    (_good_score(total=10**5000), "total is beyond"),
+    (_good_score(better="sideways"), "better is 'sideways'"),
+    (_good_score(sort_key=("a", None)), "a part of sort_key is str"),
+    (_good_score(sort_key=(2**63,)), "a part of sort_key is beyond"),
+    (_good_score(explanation="fine\nMove 2 is legal"), "explanation holds control"),
+    (_good_score(extra={"total": 999_999}), "extra facts named total would hide"),
+    (_good_score(extra={"odd": {1, 2}}), "extra['odd'] is set"),
+    (_good_score(extra={"far": math.inf}), "extra['far'] is inf, which JSON cannot hold"),
+    (lambda summary: _good_score() if not summary.won else None, "NoneType is not a Score"),
+])
+def test_a_scoring_scheme_that_fails_is_reported_at_load(given: object, message: str) -> None:
+    """A scheme that raises, or gives back a score that cannot be served or stored, on any of
+    the sample games is refused at load with its plugin's name: it made every verification
+    and every submission of every variant fail (500, exit 3, or NaN in the JSON)."""
+    def register(registry: Registry) -> None:
+        registry.add_scoring(name="evil-score", summary="Evil", scheme=_Scores(given))
+    catalogue = _with(_plugin("evil", hookimpl(register)))
+    assert [problem.plugin for problem in catalogue.problems] == ["evil"]
+    assert "scoring scheme 'evil-score' (plugin evil)" in catalogue.problems[0].reason
+    assert message in catalogue.problems[0].reason
+    assert "evil-score" not in catalogue.scoring and "par" in catalogue.scoring
+
+
+def test_a_scoring_scheme_that_fails_later_is_said_as_its_plugins_fault() -> None:
+    """A scheme that passed the load but fails on a game names itself and its plugin (a
+    :class:`PluginFault`), rather than passing an unusable score on."""
+    failing = _Scores(_good_score())
+
+    def register(registry: Registry) -> None:
+        registry.add_scoring(name="later", summary="Later", scheme=failing)
+    catalogue = _with(_plugin("late", hookimpl(register)))
+    assert not catalogue.problems
+    failing.given = _good_score(total=math.nan)
+    with pytest.raises(PluginFault, match=r"'later' \(plugin late\) gave a score") as fault:
+        catalogue.scoring["later"].score(SAMPLE_SUMMARIES[0])
+    assert fault.value.plugin == "late"
 
 
 def test_a_third_party_variant_whose_rules_fail_is_reported_at_load() -> None:

@@ -114,3 +114,43 @@ def test_command_line_reports_a_broken_plugin_on_stderr(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "plugin 'crashes' not loaded" in result.stderr
     assert json.loads(result.stdout)["variant"] == "montana"
+
+
+BUGGY_SCHEME = """
+from gapgrid import hookimpl
+from gapgrid.core.scoring import points
+
+
+class FailsOnOneMove:
+    def score(self, summary):
+        if summary.moves == 1:  # no sample game the load tries has one move
+            raise ZeroDivisionError("score bug")
+        return points({"moves": summary.moves}, "moves")
+
+
+@hookimpl
+def gapgrid_register(registry):
+    registry.add_scoring(name="buggy", summary="Buggy", scheme=FailsOnOneMove())
+"""
+
+
+def test_command_line_names_a_plugin_that_fails_and_how_to_do_without_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A third-party scheme failing on a game is said as that plugin's fault, with how to turn
+    it off (exit 3; in JSON with --json), not as gapgrid's internal error to report."""
+    write_distribution(tmp_path, "buggy", "buggy_scheme", BUGGY_SCHEME)
+    rules = plugins.load_catalogue(entry_points=False).rules("montana")
+    move = str(new_game(rules, parse_deal_number("1")).legal_moves()[0])
+    result = run_gapgrid("verify", "montana", "1", move, path=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        "gapgrid: scoring scheme 'buggy' (plugin buggy) failed: ZeroDivisionError: score bug\n"
+        "gapgrid: report it to the plugin's authors, or turn it off with "
+        "GAPGRID_DISABLE_PLUGINS=buggy\n")
+    as_json = run_gapgrid("verify", "montana", "1", move, "--json", path=tmp_path)
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["error"] == {
+        "kind": "plugin", "plugin": "buggy",
+        "message": "scoring scheme 'buggy' (plugin buggy) failed: ZeroDivisionError: score bug"}
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "buggy")  # as the message says
+    assert run_gapgrid("verify", "montana", "1", move, path=tmp_path).returncode == 0
