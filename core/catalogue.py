@@ -34,7 +34,7 @@ import pluggy
 from gapgrid.core import hookspecs
 from gapgrid.core.baseline import BaselineRules
 from gapgrid.core.dealnumber import DealNumber
-from gapgrid.core.game import new_game
+from gapgrid.core.game import Engine, new_game
 from gapgrid.core.redeals import leaves_one_gap_per_row
 from gapgrid.core.registry import (
     OptionInfo,
@@ -365,7 +365,8 @@ def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> 
         if slug in known:
             continue
         try:
-            new_game(trial.rules(slug), DealNumber(1))
+            engine = Engine.start(trial.rules(slug), DealNumber(1))
+            engine.redeal()  # where the rules allow one now: it deals back what it gathers
         except Exception as error:
             raise RegistrationError(f"{slug}: its rules do not work: "
                                     f"{type(error).__name__}: {error}") from None

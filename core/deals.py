@@ -9,6 +9,8 @@ below then decide which slot each card lands in; they reproduce
 
 from __future__ import annotations
 
+from collections import Counter
+
 import attrs
 from pysol_cards.cards import ms_rearrange
 
@@ -34,10 +36,23 @@ def shuffled_deck(layout: Layout, deal: DealNumber, random: GameRandom) -> list[
 def deal_cells(layout: Layout, style: DealStyle, deal: DealNumber,
                random: GameRandom) -> list[int | None]:
     """Shuffle and deal: return every slot's content after the deal."""
-    cells = style.place(layout, shuffled_deck(layout, deal, random))
+    deck = shuffled_deck(layout, deal, random)
+    cells = style.place(layout, list(deck))
     if len(cells) != layout.rlen:
         raise RuleError(f"the deal filled {len(cells)} slots, the layout has {layout.rlen}")
+    # A deal style places the deck's cards, or sets some aside: a card it made up, or one it
+    # dealt twice, would be a game no one can play (and a solver's "lost" about it).
+    if not Counter(card for card in cells if card is not None) <= Counter(deck):
+        raise RuleError(f"the deal placed cards that are not the deck's: "
+                        f"{_strangers(cells, deck)}")
     return cells
+
+
+def _strangers(cells: list[int | None], deck: list[int]) -> str:
+    """The cards ``cells`` hold beyond ``deck``'s, for a message (at most five)."""
+    beyond = Counter(card for card in cells if card is not None) - Counter(deck)
+    shown = [repr(card) for card in sorted(beyond, key=repr)[:5]]
+    return ", ".join(shown) + (", ..." if len(beyond) > 5 else "")
 
 
 def _check_count(layout: Layout, cards: list[int], wanted: int, style: str) -> None:

@@ -10,6 +10,7 @@ for the slots the placement leaves empty.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, MutableSequence
 from itertools import repeat
 from operator import is_
@@ -78,7 +79,7 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
     cards = [card for card in picked if card is not None]
     contents = placement.deal_back(layout, gathered, cards, random)
     if type(placement) not in _EXACT_PLACEMENTS:
-        _check_dealt(placement, contents, len(gathered), len(picked) - len(cards))
+        _check_dealt(placement, contents, len(gathered), cards)
     dealt = 0
     for first, end in tails:
         cells[first:end] = contents[dealt:dealt + end - first]
@@ -87,12 +88,17 @@ def redeal_cells(layout: Layout, cells: MutableSequence[int | None], keep: KeepR
 
 
 def _check_dealt(placement: RedealPlacement, contents: list[int | None], slots: int,
-                 gaps: int) -> None:
-    """Raise :class:`RuleError` unless ``placement`` dealt ``slots`` slots with ``gaps`` gaps."""
+                 cards: list[int]) -> None:
+    """Raise :class:`RuleError` unless ``placement`` dealt ``cards`` back into ``slots`` slots,
+    the others gaps: no card made up, lost or dealt twice."""
+    gaps = slots - len(cards)
     gaps_dealt = sum(map(is_, contents, repeat(None)))
     if len(contents) != slots or gaps_dealt != gaps:
         raise RuleError(f"{type(placement).__name__} dealt {len(contents)} slots with "
                         f"{gaps_dealt} gaps, expected {slots} with {gaps}")
+    if Counter(card for card in contents if card is not None) != Counter(cards):
+        raise RuleError(f"{type(placement).__name__} dealt back other cards than the ones "
+                        f"it gathered")
 
 
 def _deal_around(gathered: list[int], gaps: Iterable[int], talon: list[int]) -> list[int | None]:

@@ -362,6 +362,47 @@ def test_a_variant_whose_redeal_cannot_place_its_gaps_is_reported_at_load() -> N
             "in 4 rows") in catalogue.problems[0].reason
 
 
+class _DealsOneCardEverywhere:
+    """A deal style with a bug: every slot gets the deck's last card."""
+
+    @hookimpl
+    def gapgrid_deal_style(self, layout: Layout) -> object:
+        class Everywhere:
+            def place(self, layout: Layout, cards: list[int]) -> list[int | None]:
+                return [cards[-1]] * layout.rlen
+        return Everywhere()
+
+
+class _RedealsKings:
+    """A redeal placement with a bug: it deals Kings back, whatever it gathered."""
+
+    @hookimpl
+    def gapgrid_redeal_placement(self, layout: Layout) -> object:
+        class Kings:
+            name = "kings"
+
+            def deal_back(self, layout: Layout, gathered: list[int], cards: list[int],
+                          random: object) -> list[int | None]:
+                return [12] * len(cards) + [None] * (len(gathered) - len(cards))
+        return Kings()
+
+
+@pytest.mark.parametrize(("rules", "message"), [
+    (_DealsOneCardEverywhere(), "the deal placed cards that are not the deck's"),
+    (_RedealsKings(), "Kings dealt back other cards than the ones it gathered"),
+])
+def test_a_variant_whose_deals_make_cards_up_is_reported_at_load(rules: object, message: str
+                                                                  ) -> None:
+    """A deal or a redeal that deals cards the deck does not hold (one card 52 times, Kings
+    for whatever it gathered) was played, verified, and solved: "lost", about a game no one
+    could play. It is refused at load, with its plugin."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="made-up", name="Made up", base="montana", rules=rules)
+    catalogue = _with(_plugin("made_up", hookimpl(register)))
+    assert "made-up" not in catalogue.variants
+    assert message in catalogue.problems[0].reason
+
+
 def test_a_redeal_option_that_cannot_place_the_gaps_is_refused_by_name() -> None:
     """Random gaps fit any count; choosing a one-gap-per-row placement is the user's error."""
     catalogue = _eight_gaps(_EightGapsAtRandom())
