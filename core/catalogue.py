@@ -34,6 +34,7 @@ import pluggy
 from gapgrid.core import hookspecs
 from gapgrid.core.baseline import BaselineRules
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.fill_trials import try_fill_rule
 from gapgrid.core.game import Engine, new_game
 from gapgrid.core.redeals import leaves_one_gap_per_row
 from gapgrid.core.registry import (
@@ -365,8 +366,10 @@ def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> 
         if slug in known:
             continue
         try:
-            engine = Engine.start(trial.rules(slug), DealNumber(1))
+            rules = trial.rules(slug)
+            engine = Engine.start(rules, DealNumber(1))
             engine.redeal()  # where the rules allow one now: it deals back what it gathers
+            try_fill_rule(rules)
         except Exception as error:
             raise RegistrationError(f"{slug}: its rules do not work: "
                                     f"{type(error).__name__}: {error}") from None

@@ -22,6 +22,7 @@ from gapgrid.core.catalogue import (
     hooks_defined_twice,
 )
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.fills import MontanaFill
 from gapgrid.core.game import Engine
 from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import Layout
@@ -400,6 +401,62 @@ def test_a_variant_whose_deals_make_cards_up_is_reported_at_load(rules: object, 
         registry.add_variant(slug="made-up", name="Made up", base="montana", rules=rules)
     catalogue = _with(_plugin("made_up", hookimpl(register)))
     assert "made-up" not in catalogue.variants
+    assert message in catalogue.problems[0].reason
+
+
+class _Fill:
+    """Montana's fill rule with one of the bugs a third party's could have."""
+
+    def __init__(self, layout: Layout, bug: str) -> None:
+        self.montana = MontanaFill(layout)
+        self.bug = bug
+
+    def accepts(self, cells: list[int | None], source: int, target: int) -> bool:
+        return True if self.bug == "accepts everything" else self.montana.accepts(
+            cells, source, target)
+
+    def sources(self, cells: list[int | None], target: int, where: object = None) -> list[int]:
+        listed = self.montana.sources(cells, target)
+        if self.bug == "lists nothing":
+            return []
+        if self.bug == "lists the gap":
+            return [target]
+        return listed * 2 if self.bug == "lists twice" else listed
+
+    def refusal(self, cells: list[int | None], source: int, target: int) -> str:
+        return "no"
+
+
+class _FillWithABug:
+    def __init__(self, bug: str) -> None:
+        self.bug = bug
+
+    @hookimpl
+    def gapgrid_fill_rule(self, layout: Layout) -> object:
+        return _Fill(layout, self.bug)
+
+
+@pytest.mark.parametrize(("bug", "message"), [
+    ("accepts everything", "its fill rule disagrees with itself at gap"),
+    ("lists nothing", "its fill rule disagrees with itself at gap"),
+    ("lists the gap", "name slots that hold no card"),
+    ("lists twice", "are not in slot order, each once"),
+    ("none", ""),  # the rule without a bug loads
+])
+def test_a_fill_rule_whose_two_answers_disagree_is_reported_at_load(bug: str, message: str
+                                                                     ) -> None:
+    """accepts() (replay, verification) and sources() (the moves offered, the solver) must
+    agree: a rule accepting every card but listing none had the solver prove "lost" a game
+    that verification then accepted won."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="buggy-fill", name="Buggy fill", base="montana",
+                             rules=_FillWithABug(bug))
+    catalogue = _with(_plugin("buggy_fill", hookimpl(register)))
+    if not message:
+        assert not catalogue.problems and "buggy-fill" in catalogue.variants
+        return
+    assert "buggy-fill" not in catalogue.variants
+    assert "buggy-fill: its rules do not work" in catalogue.problems[0].reason
     assert message in catalogue.problems[0].reason
 
 
