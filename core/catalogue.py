@@ -46,7 +46,7 @@ from gapgrid.core.registry import (
     VariantInfo,
     normalise_name,
 )
-from gapgrid.core.rules import RedealTiming, RuleError, Rules
+from gapgrid.core.rules import MAX_REDEALS, UNLIMITED, RedealTiming, RuleError, Rules
 from gapgrid.core.score_checks import SAMPLE_SUMMARIES, PluginFault
 
 RULES_CACHE_SIZE = 256
@@ -186,10 +186,19 @@ class Catalogue:
                 raise OptionError(key, f"option {known} is given twice; give it once")
             given.add(known)
             try:
-                merged[known] = option.parse(value)
+                parsed = option.parse(value)
             except ValueError as error:
                 raise OptionError(key, f"option {known}: {error} (values: {option.values})"
                                   ) from None
+            except Exception as error:  # a parser's bug: the plugin's, said as such
+                raise PluginFault(option.plugin, f"option {known!r} (plugin {option.plugin}) "
+                                                 f"failed to read {_brief(value)}: "
+                                                 f"{type(error).__name__}: {error}") from None
+            if not isinstance(parsed, str):
+                raise PluginFault(option.plugin, f"option {known!r} (plugin {option.plugin}) "
+                                                 f"read {_brief(value)} as {_brief(parsed)}, "
+                                                 f"not as text")
+            merged[known] = parsed
         return entry, merged
 
     def rules(self, name: str, options: Mapping[str, str | int] | None = None) -> Rules:
@@ -225,8 +234,10 @@ class Catalogue:
         layout = hook.gapgrid_layout()
         redeals = hook.gapgrid_redeals()
         timing = hook.gapgrid_redeal_timing()
-        if not isinstance(redeals, int) or redeals < -1:
-            raise RuleError(f"{entry.slug}: gapgrid_redeals gave {redeals!r}")
+        if (isinstance(redeals, bool) or not isinstance(redeals, int)
+                or not (redeals == UNLIMITED or 0 <= redeals <= MAX_REDEALS)):
+            raise RuleError(f"{entry.slug}: gapgrid_redeals gave {_brief(redeals)}: a count "
+                            f"from 0 to {MAX_REDEALS}, or UNLIMITED")
         if not isinstance(timing, RedealTiming):
             raise RuleError(f"{entry.slug}: gapgrid_redeal_timing gave {timing!r}")
         rules = Rules(
@@ -241,6 +252,13 @@ class Catalogue:
         )
         _check_placement_fits(rules)
         return rules
+
+
+def _brief(value: object) -> str:
+    """A plugin's value for a message: its repr, cut short (a number of 5,000 digits)."""
+    shown = repr(value) if not isinstance(value, int) or abs(value) < 10**12 else (
+        f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits")
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 def _check_placement_fits(rules: Rules) -> None:

@@ -23,6 +23,13 @@ from gapgrid.core.runs import CardIndex, Cells
 UNLIMITED: Final = -1
 """Redeal count meaning "as many as you like" (PySolFC: ``max_rounds=-1``)."""
 
+MAX_REDEALS: Final = 500
+"""The most redeals a game may allow short of :data:`UNLIMITED`: the most the ``redeals``
+option grants (beyond it, say ``unlimited``), and as many as one game may ask for from the
+service and the commands (:data:`gapgrid.api.services.games.MAX_REDEALS`), so that no game
+allows redeals it could never ask for (at 999, 499 of them could never be played, and were
+yet counted as unused in the scores). Redeals taken back still count against that cap."""
+
 
 class RuleError(RuntimeError):
     """Raised when a rule object breaks its contract (a bug in a variant)."""

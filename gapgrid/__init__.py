@@ -59,6 +59,7 @@ from gapgrid.core.redeals import (
 )
 from gapgrid.core.registry import REDEAL_OPTIONS, RegistrationError, Registry
 from gapgrid.core.rules import (
+    MAX_REDEALS,
     UNLIMITED,
     DealStyle,
     FillRule,
@@ -117,6 +118,7 @@ __all__ += [  # cards
     "suit_of",
 ]
 __all__ += [  # rule contracts
+    "MAX_REDEALS",
     "UNLIMITED",
     "DealStyle",
     "FillRule",

@@ -6,14 +6,15 @@ with ``tryfirst`` hooks, so it overrides whatever the variant says.
 
 from __future__ import annotations
 
-from gapgrid import PLACEMENTS, UNLIMITED, RedealPlacement, RedealTiming, Registry, hookimpl
-
-MAX_REDEALS = 500
-"""The most redeals the ``redeals`` option grants; beyond it, say ``unlimited``. As many
-as one game may ask for from the service and the commands
-(:data:`gapgrid.api.services.games.MAX_REDEALS` is this number), so that the option never
-grants redeals no game could ask for (at 999, 499 of them could never be played, and were yet
-counted as unused in the scores). Redeals taken back still count against that cap."""
+from gapgrid import (
+    MAX_REDEALS,
+    PLACEMENTS,
+    UNLIMITED,
+    RedealPlacement,
+    RedealTiming,
+    Registry,
+    hookimpl,
+)
 
 
 def parse_redeals(value: str | int) -> str:

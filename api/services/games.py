@@ -44,9 +44,9 @@ from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import Action, NotationError, Redeal, parse_action
 from gapgrid.core.registry import PresetInfo, ScoringInfo, VariantInfo
 from gapgrid.core.replay import ReplayResult, replay
+from gapgrid.core.rules import MAX_REDEALS as rules_max_redeals
 from gapgrid.core.rules import Rules
 from gapgrid.core.scoring import GameSummary
-from gapgrid.plugins import options
 
 MAX_SECONDS: Final = 366 * 24 * 3600
 """The longest game time accepted (``elapsed``): a year."""
@@ -63,7 +63,7 @@ MAX_NAME: Final = 64
 MAX_DEAL_TEXT: Final = 48
 """Longest game number text (20 digits with PySolFC's separators and prefixes)."""
 
-MAX_REDEALS: Final = options.MAX_REDEALS
+MAX_REDEALS: Final = rules_max_redeals
 """Most redeals one request or command may ask for, undone ones included (500, the most
 the ``redeals`` option grants too). A redeal is the one costly action: PySolFC's shuffle,
 some 100 random draws in Python (about 90 us), so 5,000 of them (the move cap) took some

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import re
 import textwrap
 import types
 from pathlib import Path
@@ -458,6 +459,51 @@ def test_a_fill_rule_whose_two_answers_disagree_is_reported_at_load(bug: str, me
     assert "buggy-fill" not in catalogue.variants
     assert "buggy-fill: its rules do not work" in catalogue.problems[0].reason
     assert message in catalogue.problems[0].reason
+
+
+class _Redeals:
+    def __init__(self, count: object) -> None:
+        self.count = count
+
+    @hookimpl
+    def gapgrid_redeals(self) -> object:
+        return self.count
+
+
+@pytest.mark.parametrize(("count", "shown"), [
+    (True, "True"), (501, "501"), (-2, "-2"), (10**30, "a number of about 31 digits"),
+    (10**5000, "a number of about 5,001 digits"),  # its repr alone would raise
+], ids=["true", "501", "minus-2", "1e30", "1e5000"])
+def test_a_redeal_count_past_what_a_game_may_ask_is_reported_at_load(count: object,
+                                                                     shown: str) -> None:
+    """A variant's redeals are a count from 0 to 500, or unlimited: True was listed as
+    "redeals True", and a 5,000-digit count broke `gapgrid variants` for everyone."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="many", name="Many", base="montana", rules=_Redeals(count))
+    catalogue = _with(_plugin("many", hookimpl(register)))
+    assert "many" not in catalogue.variants
+    assert (f"gapgrid_redeals gave {shown}: a count from 0 to 500, or UNLIMITED"
+            in catalogue.problems[0].reason)
+
+
+@pytest.mark.parametrize(("parse", "message"), [
+    (lambda value: {}[value], "option 'odd' (plugin odd) failed to read '3': KeyError"),
+    (lambda value: 3, "option 'odd' (plugin odd) read '3' as 3, not as text"),
+])
+def test_an_option_whose_parser_fails_is_its_plugins_fault(parse: object, message: str
+                                                           ) -> None:
+    """A parser must raise ValueError for a value it refuses (a usage error, 422); one that
+    raises anything else, or gives back something that is not text, is its plugin's bug,
+    named (it was gapgrid's internal error, or leaked 3 into the options)."""
+    def register(registry: Registry) -> None:
+        registry.add_option(key="odd", summary="Odd", values="any", parse=parse,
+                            make_plugin=lambda value: object())
+        registry.add_variant(slug="oddly", name="Oddly", base="montana",
+                             options=("redeals", "odd"))
+    catalogue = _with(_plugin("odd", hookimpl(register)))
+    with pytest.raises(PluginFault, match=re.escape(message)) as fault:
+        catalogue.rules("oddly", {"odd": "3"})
+    assert fault.value.plugin == "odd"
 
 
 def test_a_redeal_option_that_cannot_place_the_gaps_is_refused_by_name() -> None:
