@@ -31,7 +31,7 @@ from gapgrid.core.fills import FillBase, pairs_by_sources
 from gapgrid.core.left_card_moves import LeftCardTables, card_index, left_card_pairs
 from gapgrid.core.notation import REDEAL, Action, Move, Redeal, Undo
 from gapgrid.core.redeals import redeal_cells
-from gapgrid.core.rules import RedealTiming, RuleError, Rules
+from gapgrid.core.rules import RedealTiming, RuleError, Rules, rule_text
 from gapgrid.core.runs import Cells, RunShape
 
 
@@ -495,7 +495,7 @@ def move_refusal(rules: Rules, cells: Cells, source: int, target: int) -> Refusa
     if held is not None:
         return Refusal("to-card", f"slot {target} is not a gap: it holds {card_code(held)}")
     if not rules.fill.accepts(cells, source, target):
-        return Refusal("misfit", rules.fill.refusal(cells, source, target))
+        return Refusal("misfit", rule_text(rules.fill.refusal(cells, source, target)))
     return None
 
 

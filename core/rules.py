@@ -11,6 +11,7 @@ implementations every PySolFC variant is made from.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Mapping
 from typing import Final, Protocol
 
@@ -149,6 +150,19 @@ class Rules:
     def redeals_left(self, used: int) -> int | None:
         """Return how many redeals remain after ``used``, None when unlimited."""
         return None if self.unlimited_redeals else max(self.redeals - used, 0)
+
+
+RULE_TEXT_LENGTH: Final = 500
+"""Characters of a rule's own text (a refusal's reason) that are shown at most."""
+
+
+def rule_text(text: object) -> str:
+    """A rule's text for people, as a terminal may show it: one line (control characters, a
+    new line or an escape that would forge lines or recolour a terminal, become spaces), at
+    most :data:`RULE_TEXT_LENGTH` characters. A plugin's rule writes it."""
+    line = "".join(" " if unicodedata.category(character) == "Cc" else character
+                   for character in str(text)[:RULE_TEXT_LENGTH + 1])
+    return line if len(line) <= RULE_TEXT_LENGTH else line[:RULE_TEXT_LENGTH - 1] + "…"
 
 
 def redeals_json(count: int) -> int | str:

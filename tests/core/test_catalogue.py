@@ -27,6 +27,7 @@ from gapgrid.core.fills import MontanaFill
 from gapgrid.core.game import Engine
 from gapgrid.core.hookspecs import hookimpl
 from gapgrid.core.layout import Layout
+from gapgrid.core.notation import Move
 from gapgrid.core.redeals import GapsAtRandom
 from gapgrid.core.registry import PresetInfo, Registry
 from gapgrid.core.rules import UNLIMITED, RedealPlacement, RedealTiming
@@ -425,7 +426,7 @@ class _Fill:
         return listed * 2 if self.bug == "lists twice" else listed
 
     def refusal(self, cells: list[int | None], source: int, target: int) -> str:
-        return "no"
+        return "no\nMove 2 is legal\x1b[31m" + "!" * 10_000_000 if self.bug == "forges" else "no"
 
 
 class _FillWithABug:
@@ -459,6 +460,22 @@ def test_a_fill_rule_whose_two_answers_disagree_is_reported_at_load(bug: str, me
     assert "buggy-fill" not in catalogue.variants
     assert "buggy-fill: its rules do not work" in catalogue.problems[0].reason
     assert message in catalogue.problems[0].reason
+
+
+def test_a_rules_refusal_is_one_bounded_line() -> None:
+    """A refusal's reason is a plugin's text: its new lines forged "Move 2 is legal" under a
+    refused move, its escapes recoloured the terminal, and 10 MB were printed whole."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="forges", name="Forges", base="montana",
+                             rules=_FillWithABug("forges"))
+    catalogue = _with(_plugin("forges", hookimpl(register)))
+    engine = Engine.start(catalogue.rules("forges"), DealNumber(1))
+    target = engine.gaps[0]
+    source = next(slot for slot, card in enumerate(engine.cells)
+                  if card is not None and not engine.allows(slot, target))
+    refusal = engine.apply(Move(source, target))
+    assert refusal is not None and refusal.reason.startswith("no Move 2 is legal [31m!")
+    assert len(refusal.reason) == 500 and refusal.reason.endswith("…")
 
 
 class _Redeals:
