@@ -322,6 +322,10 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
             registry.restore(before)
             found.append(PluginProblem(loaded.name, f"gapgrid_register failed: "
                                                     f"{type(error).__name__}: {error}"))
+        except SystemExit as exiting:  # it ended every command, silently, with its status
+            registry.restore(before)
+            found.append(PluginProblem(loaded.name, f"gapgrid_register calls "
+                                                    f"sys.exit({exiting.code!r})"))
     return Catalogue(registry, found)
 
 
@@ -433,6 +437,10 @@ def discover_entry_points(group: str = hookspecs.PROJECT_NAME,
         except Exception as error:  # any import failure is the plugin's, reported by name
             problems.append(PluginProblem(entry_point.name, f"cannot be imported: "
                                                             f"{type(error).__name__}: {error}"))
+            continue
+        except SystemExit as exiting:  # sys.exit() in a module: every command ended silently
+            problems.append(PluginProblem(entry_point.name, f"cannot be imported: it calls "
+                                                            f"sys.exit({exiting.code!r})"))
             continue
         loaded.append(LoadedPlugin(entry_point.name, plugin))
     return loaded, problems

@@ -145,6 +145,17 @@ def test_a_plugin_that_raises_is_reported_and_the_rest_work() -> None:
     assert "montana" in catalogue.variants
 
 
+def test_a_plugin_that_exits_while_registering_is_reported_and_the_rest_work() -> None:
+    """sys.exit() in gapgrid_register ended every command, silently, with the plugin's
+    status (1 is a refused move's)."""
+    def register(registry: Registry) -> None:
+        raise SystemExit(1)
+    catalogue = _with(_plugin("quits", hookimpl(register)))
+    assert [(problem.plugin, problem.reason) for problem in catalogue.problems] == [
+        ("quits", "gapgrid_register calls sys.exit(1)")]
+    assert "montana" in catalogue.variants
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     (dict(slug="montana", name="Again"), "slug 'montana' is already registered by montana"),
     (dict(slug="mine", name="Mine", pysolfc_id=63), "PySolFC id 63 is already blue-moon"),

@@ -154,3 +154,14 @@ def test_command_line_names_a_plugin_that_fails_and_how_to_do_without_it(
         "message": "scoring scheme 'buggy' (plugin buggy) failed: ZeroDivisionError: score bug"}
     monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "buggy")  # as the message says
     assert run_gapgrid("verify", "montana", "1", move, path=tmp_path).returncode == 0
+
+
+def test_a_plugin_that_exits_while_imported_is_reported_and_the_command_works(
+        tmp_path: Path) -> None:
+    """sys.exit() in a plugin's module ended every command at once with no output, exit 0
+    (--json too); now the plugin is not loaded, said on standard error, and the rest work."""
+    write_distribution(tmp_path, "quits", "quits_on_import", "import sys\nsys.exit(0)\n")
+    result = run_gapgrid("deal", "montana", "1", "--json", path=tmp_path)
+    assert result.returncode == 0
+    assert "plugin 'quits' not loaded" in result.stderr and "sys.exit(0)" in result.stderr
+    assert json.loads(result.stdout)["variant"] == "montana"
