@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 import attrs
 
@@ -29,20 +30,33 @@ def _check_ranks(instance: Layout, attribute: attrs.Attribute[tuple[int, ...]],
         raise ValueError(f"ranks must be distinct ranks 0-12 in increasing order, not {ranks}")
 
 
+MAX_DECKS: Final = 4
+"""Decks a layout may have at most (gapgrid's own have two at most): every position, key and
+table grows with the cards, so a layout of 100 decks took a search 2.5 GB in seconds."""
+
+MAX_ROWS: Final = 32
+"""Rows a layout may have at most (gapgrid's own have eight at most)."""
+
+MAX_ROW_LENGTH: Final = 64
+"""Slots a row may have at most (gapgrid's own have fourteen at most)."""
+
+
 @attrs.frozen
 class Layout:
     """Rows of slots, the rank that heads a finished row, and the cards in play."""
 
-    rows: int = attrs.field(validator=attrs.validators.ge(1))
+    rows: int = attrs.field(validator=[attrs.validators.ge(1), attrs.validators.le(MAX_ROWS)])
     """Number of rows (PySolFC: RLEN // RSTEP)."""
 
-    rstep: int = attrs.field(validator=attrs.validators.ge(2))
+    rstep: int = attrs.field(validator=[attrs.validators.ge(2),
+                                        attrs.validators.le(MAX_ROW_LENGTH)])
     """Slots per row (PySolFC: RSTEP)."""
 
     rbase: int = attrs.field(validator=[attrs.validators.ge(0), attrs.validators.le(KING)])
     """Rank that heads a finished row, Ace = 0 (PySolFC: RBASE)."""
 
-    decks: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    decks: int = attrs.field(default=1, validator=[attrs.validators.ge(1),
+                                                   attrs.validators.le(MAX_DECKS)])
     """Number of full decks the cards come from."""
 
     ranks: tuple[int, ...] = attrs.field(default=tuple(range(RANKS_PER_SUIT)),

@@ -238,6 +238,27 @@ def test_a_layout_hook_from_a_variant_reaches_the_rules() -> None:
     assert catalogue.rules("wide").layout.rows == 8
 
 
+@pytest.mark.parametrize(("layout", "message"), [
+    (dict(rows=400, rstep=13, rbase=1, decks=100), "'rows' must be <= 32: 400"),
+    (dict(rows=4, rstep=13, rbase=1, decks=100), "'decks' must be <= 4: 100"),
+    (dict(rows=4, rstep=1_000, rbase=1), "'rstep' must be <= 64: 1000"),
+])
+def test_a_layout_beyond_what_a_search_can_hold_is_reported_at_load(
+        layout: dict[str, int], message: str) -> None:
+    """A layout of 100 decks in 400 rows loaded, and a two-second search of it took 2.5 GB
+    (twice that, 6.9 GB and no answer): decks, rows and row lengths have a ceiling."""
+    class Huge:
+        @hookimpl
+        def gapgrid_layout(self) -> Layout:
+            return Layout(**layout)
+
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="huge", name="Huge", rules=Huge())
+    catalogue = _with(_plugin("huge", hookimpl(register)))
+    assert "huge" not in catalogue.variants
+    assert message in catalogue.problems[0].reason
+
+
 def test_a_plugin_may_not_take_another_variants_other_name_as_slug() -> None:
     """'addiction' names Spaces: a plugin registering it as a slug is refused, not obeyed."""
     def register(registry: Registry) -> None:
