@@ -173,6 +173,21 @@ DEFAULT_MEMORY: Final = 1 << 30
 _Item = TypeVar("_Item")
 
 _CHECK_EVERY: Final = 1024  # positions between looks at the clock
+
+_FIRST_LOOK: Final = 16
+"""Positions before the first look at the clock, which tells slow rules (a plugin's) from
+fast ones. Before the first restart's cap (2,000 positions), so no search changes by it."""
+
+_SLOW_POSITION: Final = 0.005
+"""Seconds a position takes at least when the rules are slow: a plugin's rule that takes
+milliseconds a call (gapgrid's own take some 50 microseconds a position in Python, and a
+machine would have to be a hundred times slower). With such rules the clock is read about
+every :data:`_SLOW_LOOK` seconds rather than every :data:`_CHECK_EVERY` positions, which at
+20 ms a call had a search of 2 s run for minutes; the restarts' caps are then looked at
+that often too, so such a search's line may differ from run to run."""
+
+_SLOW_LOOK: Final = 0.1
+"""Seconds between looks at the clock when the rules are slow."""
 _TABLE_ENTRY_OVERHEAD: Final = 100  # bytes a set entry costs beyond its key's own bytes
 
 PACK_AT: Final = 0.5
@@ -499,7 +514,13 @@ class _Search:
         self._levels_running = False
         """Whether the restart under way is one of the head levels'."""
         self.table_bytes = 0
-        self.next_check = self._next_check()
+        self._slow_step: int | None = None
+        """Positions between looks at the clock when the rules are slow, else None."""
+        self._looked = (0, time.monotonic())  # the positions and the time at the last look
+        self._regular_check = self._next_check()
+        """The next look of the schedule every search keeps (every :data:`_CHECK_EVERY`
+        positions): the looks at the clock between are the slow rules', and move it not."""
+        self.next_check = min(self._regular_check, _FIRST_LOOK)
         self._redeal_ids: dict[object, int] = {}
         self.shuffler = random.Random(0)
         self._never_redeals = engine.rules.redeals == 0
@@ -1267,8 +1288,18 @@ class _Search:
     def check_budget(self) -> None:
         """Stop the search (:class:`_Stop`) once its positions or seconds are spent; else
         report progress, and set when to look again."""
-        self.next_check = self._next_check()
-        budget, seconds = self.budget, time.monotonic() - self.started
+        now = time.monotonic()
+        looked_positions, looked_at = self._looked
+        if self.positions > looked_positions:
+            per_position = (now - looked_at) / (self.positions - looked_positions)
+            self._slow_step = (None if per_position < _SLOW_POSITION
+                               else max(1, int(_SLOW_LOOK / per_position)))
+        self._looked = (self.positions, now)
+        if self.positions >= self._regular_check:
+            self._regular_check = self._next_check()
+        self.next_check = (self._regular_check if self._slow_step is None
+                           else min(self._regular_check, self.positions + self._slow_step))
+        budget, seconds = self.budget, now - self.started
         if budget.positions is not None and self.positions >= budget.positions:
             raise _Stop("positions")
         if budget.seconds is not None and seconds >= budget.seconds:

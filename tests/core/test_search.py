@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import sys
+import time
 from collections.abc import Sequence
 
 import attrs
@@ -12,10 +13,12 @@ import pytest
 
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
+from gapgrid.core.fills import MontanaFill
 from gapgrid.core.game import Engine, GameState, new_game
 from gapgrid.core.notation import REDEAL, Action, Move, Undo
 from gapgrid.core.reductions import Reductions, reductions_for
 from gapgrid.core.replay import replay_from
+from gapgrid.core.runs import CardIndex, Cells
 from gapgrid.core.schedule import (
     FIRST_ROLLOUT_SHARE,
     LATE_ROLLOUT_SHARE,
@@ -80,6 +83,26 @@ def test_an_exhausted_budget_is_unknown(catalogue: Catalogue) -> None:
     result = solve(state, Budget(seconds=None, positions=1024))
     assert result.verdict == "unknown" and result.stopped_by == "positions"
     assert 1024 <= result.positions < 4096
+
+
+class _SlowFill(MontanaFill):
+    """Montana's fill rule, as slow as a plugin's may be: 20 ms each time it lists sources."""
+
+    def sources(self, cells: Cells, target: int, where: CardIndex | None = None) -> list[int]:
+        time.sleep(0.02)
+        return super().sources(cells, target, where)
+
+
+def test_slow_rules_do_not_run_a_search_past_its_seconds(catalogue: Catalogue) -> None:
+    """With a rule of 20 ms a call, 1,024 positions (when the clock was read) take over a
+    minute, and a search of one second ran that long; now the clock is read every tenth of
+    a second or so once the rules are seen to be slow."""
+    rules = catalogue.rules("montana", {"redeals": "0"})
+    slow = attrs.evolve(rules, fill=_SlowFill(rules.layout))
+    started = time.monotonic()
+    result = solve(new_game(slow, DealNumber(617)), Budget(seconds=1.0))
+    assert result.verdict == "unknown" and result.stopped_by == "seconds"
+    assert time.monotonic() - started < 10  # past a minute without the looks
 
 
 @pytest.mark.parametrize("positions", [1, 100, 200, 1500])
