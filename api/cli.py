@@ -92,6 +92,7 @@ from gapgrid.api.study import study
 from gapgrid.api.text import bounded, card_names, ordinal_move
 from gapgrid.core.board import Board
 from gapgrid.core.dealnumber import parse_deal_number
+from gapgrid.core.plugin_code import failing_plugin
 from gapgrid.core.score_checks import PluginFault
 
 
@@ -172,8 +173,17 @@ def run() -> None:
 
 
 def _internal_error(error: Exception) -> NoReturn:
-    """Report a bug, naming the exception (as JSON too with --json), and exit with 3."""
+    """Report a bug, naming the exception (as JSON too with --json), and exit with 3: a
+    plugin's, by the plugin's name, when its code raised it (:func:`failing_plugin`)."""
     message = bounded(f"{type(error).__name__}: {error}")
+    plugin = failing_plugin(error)
+    if plugin is not None:
+        if wants_json(sys.argv[1:]):
+            echo_json({"error": {"kind": "plugin", "plugin": plugin, "message": message}})
+        tell(f"gapgrid: the plugin {plugin} failed: {message}\n"
+             f"gapgrid: report it to the plugin's authors, or turn it off with "
+             f"GAPGRID_DISABLE_PLUGINS={plugin}")
+        sys.exit(EXIT_INTERNAL_ERROR)
     if wants_json(sys.argv[1:]):
         echo_json({"error": {"kind": "internal", "message": message}})
     tell(f"gapgrid: internal error: {message}\n"

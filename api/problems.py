@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from gapgrid.api.db.engine import is_outage
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.text import bounded
+from gapgrid.core.plugin_code import failing_plugin
 from gapgrid.core.score_checks import PluginFault
 
 MEDIA_TYPE: Final = "application/problem+json"
@@ -187,6 +188,12 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
+        plugin = failing_plugin(error)
+        if plugin is not None:  # a plugin's bug: named, for the operator to act on
+            _log.exception("the plugin %s failed on %s %s", plugin, request.method,
+                           request.path)
+            return Problem(500, "Plugin failed", f"the plugin {plugin} failed to answer; the "
+                           f"error has been logged").response()
         _log.exception("unexpected error on %s %s", request.method, request.path)
         return Problem(500, "Internal Server Error",
                        "the server failed to answer; the error has been logged").response()

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from gapgrid import plugins
+from gapgrid.api.app import create_app
 from gapgrid.core.dealnumber import parse_deal_number
 from gapgrid.core.game import new_game
 from gapgrid.core.notation import parse_action
+from tests.api import conftest as api_conftest
 from tests.distributions import run_gapgrid, write_distribution
 
 INSTALL_HINT = "install the example: pip install -e ./examples/gapgrid-diagonal"
@@ -165,3 +167,51 @@ def test_a_plugin_that_exits_while_imported_is_reported_and_the_command_works(
     assert result.returncode == 0
     assert "plugin 'quits' not loaded" in result.stderr and "sys.exit(0)" in result.stderr
     assert json.loads(result.stdout)["variant"] == "montana"
+
+
+REFUSAL_FAILS = """
+from gapgrid import MontanaFill, hookimpl
+
+
+class Fill(MontanaFill):
+    def refusal(self, cells, source, target):
+        return 1 // 0  # a bug only a refused move meets
+
+
+class Rules:
+    @hookimpl
+    def gapgrid_fill_rule(self, layout):
+        return Fill(layout)
+
+
+@hookimpl
+def gapgrid_register(registry):
+    registry.add_variant(slug="refuses-badly", name="Refuses badly", base="montana",
+                         rules=Rules())
+"""
+
+
+def test_a_plugins_rule_that_fails_in_play_is_named_not_called_gapgrids_bug(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule's code raising while a command runs was "internal error: please report it", as
+    if gapgrid had the bug; the traceback says whose code it is, and the message names the
+    plugin and how to turn it off (the server's problem too: a 500 titled "Plugin failed")."""
+    write_distribution(tmp_path, "refuses", "refuses_badly", REFUSAL_FAILS)
+    montana = new_game(plugins.load_catalogue(entry_points=False).rules("montana"),
+                       parse_deal_number("1"))  # the variant's deal is Montana's
+    gap = montana.board.cells.index(None)
+    misfit = next(source for source, card in enumerate(montana.board.cells)
+                  if card is not None and montana.check(parse_action(f"{source}-{gap}")))
+    result = run_gapgrid("verify", "refuses-badly", "1", f"{misfit}-{gap}", path=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        "gapgrid: the plugin refuses failed: ZeroDivisionError: integer division or modulo "
+        "by zero\ngapgrid: report it to the plugin's authors, or turn it off with "
+        "GAPGRID_DISABLE_PLUGINS=refuses\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the server, in this process
+    app = create_app(api_conftest.test_settings(tmp_path),
+                     catalogue=plugins.load_catalogue(disabled=()))
+    answer = app.test_client().post("/v1/verify", json={
+        "variant": "refuses-badly", "deal": "1", "moves": [f"{misfit}-{gap}"]})
+    assert answer.status_code == 500 and answer.get_json()["title"] == "Plugin failed"
+    assert "the plugin refuses failed" in answer.get_json()["detail"]
