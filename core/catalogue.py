@@ -38,6 +38,7 @@ from gapgrid.core.fill_trials import try_fill_rule
 from gapgrid.core.game import Engine, new_game
 from gapgrid.core.redeals import leaves_one_gap_per_row
 from gapgrid.core.registry import (
+    SLUG_PATTERN,
     OptionInfo,
     PresetInfo,
     RegistrationError,
@@ -240,13 +241,18 @@ class Catalogue:
                             f"from 0 to {MAX_REDEALS}, or UNLIMITED")
         if not isinstance(timing, RedealTiming):
             raise RuleError(f"{entry.slug}: gapgrid_redeal_timing gave {timing!r}")
+        placement = hook.gapgrid_redeal_placement(layout=layout)
+        name = getattr(placement, "name", None)
+        if not isinstance(name, str) or not SLUG_PATTERN.fullmatch(name):
+            raise RuleError(f"{entry.slug}: its redeal placement's name is {_brief(name)}, "
+                            f"not lower case words joined by hyphens (listings show it)")
         rules = Rules(
             slug=entry.slug, name=entry.name, options=options, layout=layout,
             deal_style=hook.gapgrid_deal_style(layout=layout),
             fill=hook.gapgrid_fill_rule(layout=layout),
             redeals=redeals,
             keep=hook.gapgrid_redeal_keep(layout=layout),
-            placement=hook.gapgrid_redeal_placement(layout=layout),
+            placement=placement,
             timing=timing,
             won=hook.gapgrid_won_rule(layout=layout),
         )

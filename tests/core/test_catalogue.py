@@ -519,6 +519,31 @@ class _Redeals:
         return self.count
 
 
+class _PlacementNamed:
+    def __init__(self, name: object) -> None:
+        self.name = name
+
+    @hookimpl
+    def gapgrid_redeal_placement(self, layout: Layout) -> object:
+        class Named(GapsAtRandom):
+            pass
+        placement = Named()
+        object.__setattr__(placement, "name", self.name)  # an instance's own, for the test
+        return placement
+
+
+@pytest.mark.parametrize("name", [object(), None, "Two\nlines"])
+def test_a_redeal_placement_without_a_usable_name_is_reported_at_load(name: object) -> None:
+    """A placement's name is listed by `gapgrid variants` and the API: an object, none, or a
+    text on two lines had loaded, then broken the listings for everyone."""
+    def register(registry: Registry) -> None:
+        registry.add_variant(slug="unnamed", name="Unnamed", base="montana",
+                             rules=_PlacementNamed(name))
+    catalogue = _with(_plugin("unnamed", hookimpl(register)))
+    assert "unnamed" not in catalogue.variants
+    assert "its redeal placement's name is" in catalogue.problems[0].reason
+
+
 @pytest.mark.parametrize(("count", "shown"), [
     (True, "True"), (501, "501"), (-2, "-2"), (10**30, "a number of about 31 digits"),
     (10**5000, "a number of about 5,001 digits"),  # its repr alone would raise
