@@ -201,10 +201,11 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(PluginFault)
     def _plugin_failed(fault: PluginFault) -> Response:
         # A plugin's bug: said with its name (its authors fix it, or the operator turns it
-        # off), logged in one line, never a bare internal error.
-        _log.error("a plugin failed on %s %s: %s", request.method, request.path, fault)
-        return Problem(500, "Plugin failed", f"{fault}; the error has been logged"
-                       ).response()
+        # off), logged with its traceback; its own words stay in the log, as any error's.
+        _log.error("a plugin failed on %s %s: %s", request.method, request.path, fault,
+                   exc_info=fault)
+        return Problem(500, "Plugin failed", f"the plugin {fault.plugin} failed to answer; "
+                       f"the error has been logged").response()
 
     @app.errorhandler(database_errors.DBAPIError)
     @app.errorhandler(database_errors.TimeoutError)

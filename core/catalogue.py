@@ -194,7 +194,7 @@ class Catalogue:
             except Exception as error:  # a parser's bug: the plugin's, said as such
                 raise PluginFault(option.plugin, f"option {known!r} (plugin {option.plugin}) "
                                                  f"failed to read {_brief(value)}: "
-                                                 f"{type(error).__name__}: {error}") from None
+                                                 f"{type(error).__name__}: {error}") from error
             if not isinstance(parsed, str):
                 raise PluginFault(option.plugin, f"option {known!r} (plugin {option.plugin}) "
                                                  f"read {_brief(value)} as {_brief(parsed)}, "
@@ -330,8 +330,8 @@ def build_catalogue(plugins: Iterable[LoadedPlugin],
                                                     f"{type(error).__name__}: {error}"))
         except SystemExit as exiting:  # it ended every command, silently, with its status
             registry.restore(before)
-            found.append(PluginProblem(loaded.name, f"gapgrid_register calls "
-                                                    f"sys.exit({exiting.code!r})"))
+            found.append(PluginProblem(loaded.name, f"gapgrid_register, or a rule it "
+                                                    f"registers, calls sys.exit({exiting.code!r})"))
     return Catalogue(registry, found)
 
 

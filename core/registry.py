@@ -205,18 +205,23 @@ class Registry:
             if option is None or key not in variant.options:
                 raise RegistrationError(f"{slug}: {base} accepts no option {key!r}")
             try:
-                canonical.append((key, option.parse(value)))
+                parsed = option.parse(value)
             except ValueError as error:
                 raise RegistrationError(f"{slug}: option {key}: {error}") from None
+            if not isinstance(parsed, str):  # the options are text, as every caller's
+                raise RegistrationError(f"{slug}: option {key} read {value!r} as "
+                                        f"{type(parsed).__name__}, not as text")
+            canonical.append((key, parsed))
         self.presets[slug] = PresetInfo(slug=slug, name=name, base=base, options=tuple(canonical),
                                         other_names=names, summary=summary, plugin=self._plugin)
 
     def add_option(self, *, key: str, summary: str, values: str, parse: OptionParser,
                    make_plugin: Callable[[str], object], choices: Iterable[str] = ()) -> None:
         """Register a rule option ``key`` that variants may accept."""
-        if not SLUG_PATTERN.fullmatch(key):
+        if not isinstance(key, str) or not SLUG_PATTERN.fullmatch(key):
             raise RegistrationError(f"option key {key!r} must be lower case words joined "
                                     f"by hyphens")
+        _check_texts(key, summary=summary, values=values)
         if key in self.options:
             raise RegistrationError(f"option {key!r} is already registered by "
                                     f"{self.options[key].plugin}")
@@ -226,7 +231,8 @@ class Registry:
 
     def add_scoring(self, *, name: str, summary: str, scheme: ScoringScheme) -> None:
         """Register a scoring scheme ``name``."""
-        if not SLUG_PATTERN.fullmatch(name) or name == "all" or name in SUMMARY_FIELDS:
+        if (not isinstance(name, str) or not SLUG_PATTERN.fullmatch(name) or name == "all"
+                or name in SUMMARY_FIELDS):
             raise RegistrationError(f"scoring scheme name {name!r} must be lower case words "
                                     f"joined by hyphens, and not 'all' or a summary term "
                                     f"({', '.join(SUMMARY_FIELDS)})")
@@ -235,6 +241,7 @@ class Registry:
                                     f"{self.scoring[name].plugin}")
         if not callable(getattr(scheme, "score", None)):
             raise RegistrationError(f"scoring scheme {name!r} has no score() method")
+        _check_texts(name, summary=summary)
         self.scoring[name] = ScoringInfo(name=name, summary=summary, scheme=scheme,
                                          plugin=self._plugin)
 

@@ -86,7 +86,8 @@ class RedealPlacement(Protocol):
 
     @property
     def name(self) -> str:
-        """A short name for people and JSON, e.g. ``"after-runs"``."""
+        """A short name for people and JSON, e.g. ``"after-runs"``: lower case words joined
+        by hyphens (the catalogue refuses another)."""
         ...
 
     def deal_back(self, layout: Layout, gathered: list[int], cards: list[int],

@@ -63,6 +63,10 @@ class PluginFault(Exception):
         super().__init__(message)
         self.plugin = plugin
 
+    def __reduce__(self) -> tuple[type[PluginFault], tuple[str, str]]:
+        # A study's worker process sends it back pickled: rebuilt from both arguments.
+        return PluginFault, (self.plugin, str(self))
+
 
 def scored(name: str, plugin: str, scheme: ScoringScheme, summary: GameSummary) -> Score:
     """The score scheme ``name`` (registered by ``plugin``) gives ``summary``, checked; a
@@ -71,7 +75,7 @@ def scored(name: str, plugin: str, scheme: ScoringScheme, summary: GameSummary) 
         score = scheme.score(summary)
     except Exception as error:  # a plugin's bug: said as such, not as gapgrid's
         raise PluginFault(plugin, f"scoring scheme {name!r} (plugin {plugin}) failed: "
-                                  f"{type(error).__name__}: {_shown(str(error))}") from None
+                                  f"{type(error).__name__}: {_shown(str(error))}") from error
     problem = score_problem(score)
     if problem is not None:
         raise PluginFault(plugin, f"scoring scheme {name!r} (plugin {plugin}) gave a score "

@@ -182,9 +182,11 @@ _SLOW_POSITION: Final = 0.005
 """Seconds a position takes at least when the rules are slow: a plugin's rule that takes
 milliseconds a call (gapgrid's own take some 50 microseconds a position in Python, and a
 machine would have to be a hundred times slower). With such rules the clock is read about
-every :data:`_SLOW_LOOK` seconds rather than every :data:`_CHECK_EVERY` positions, which at
-20 ms a call had a search of 2 s run for minutes; the restarts' caps are then looked at
-that often too, so such a search's line may differ from run to run."""
+every :data:`_SLOW_LOOK` seconds as well as every :data:`_CHECK_EVERY` positions (a search
+of 1 s with a rule of 20 ms a call ran 83 s). Those looks only stop the search at its
+seconds: no restart ends at them, so the search is the same position for position, and a
+stall (packing a table, a suspended process) that makes fast rules look slow for a while
+changes nothing but when the clock is read."""
 
 _SLOW_LOOK: Final = 0.1
 """Seconds between looks at the clock when the rules are slow."""
@@ -1255,11 +1257,12 @@ class _Search:
                 line = self.line(path)
                 self._unwind(path)
                 return line
-            if self.positions >= self.next_check:
-                self.check_budget()
-                if self.positions >= cap:
-                    self._unwind(path)
-                    return None
+            # Only the looks every search keeps end a restart: the slow rules' looks at the
+            # clock between them change nothing the search does.
+            if (self.positions >= self.next_check and self.check_budget()
+                    and self.positions >= cap):
+                self._unwind(path)
+                return None
             steps = self.steps(order, fixed_heads)
             if not steps and self.open_rows:  # won, maybe, with the open heads arranged
                 exchanges = arrangement_win(engine, self.open_rows)
@@ -1285,9 +1288,10 @@ class _Search:
         limit = self.budget.positions
         return due if limit is None else min(due, max(limit, self.positions + 1))
 
-    def check_budget(self) -> None:
+    def check_budget(self) -> bool:
         """Stop the search (:class:`_Stop`) once its positions or seconds are spent; else
-        report progress, and set when to look again."""
+        report progress, set when to look again, and return whether this was a look of the
+        schedule every search keeps (not one of the slow rules' looks at the clock)."""
         now = time.monotonic()
         looked_positions, looked_at = self._looked
         if self.positions > looked_positions:
@@ -1295,7 +1299,8 @@ class _Search:
             self._slow_step = (None if per_position < _SLOW_POSITION
                                else max(1, int(_SLOW_LOOK / per_position)))
         self._looked = (self.positions, now)
-        if self.positions >= self._regular_check:
+        regular = self.positions >= self._regular_check
+        if regular:
             self._regular_check = self._next_check()
         self.next_check = (self._regular_check if self._slow_step is None
                            else min(self._regular_check, self.positions + self._slow_step))
@@ -1306,6 +1311,7 @@ class _Search:
             raise _Stop("seconds")
         if self.progress is not None:
             self.progress(Progress(self.positions, seconds, budget))
+        return regular
 
 
 def _reorder(moves: Sequence[tuple[int, int]], order: int, shuffler: random.Random

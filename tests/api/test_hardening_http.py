@@ -344,7 +344,7 @@ def test_a_plugin_that_fails_is_named_in_the_problem(tmp_path: Path, clock: Cloc
     body = problem(client.post("/v1/verify", json={"variant": "montana", "deal": "1",
                                                    "moves": [move]}), 500)
     assert body["title"] == "Plugin failed"
-    assert "scoring scheme 'buggy' (plugin buggy_plugin) failed: ZeroDivisionError: score bug" \
-        in body["detail"]
+    assert body["detail"] == ("the plugin buggy_plugin failed to answer; the error has been "
+                              "logged")  # its words are the log's, as any error's
     assert client.post("/v1/verify", json={"variant": "montana", "deal": "1",
                                             "moves": []}).status_code == 200

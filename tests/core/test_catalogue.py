@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import pickle
 import re
 import textwrap
 import types
@@ -152,7 +153,7 @@ def test_a_plugin_that_exits_while_registering_is_reported_and_the_rest_work() -
         raise SystemExit(1)
     catalogue = _with(_plugin("quits", hookimpl(register)))
     assert [(problem.plugin, problem.reason) for problem in catalogue.problems] == [
-        ("quits", "gapgrid_register calls sys.exit(1)")]
+        ("quits", "gapgrid_register, or a rule it registers, calls sys.exit(1)")]
     assert "montana" in catalogue.variants
 
 
@@ -336,6 +337,37 @@ def test_a_scoring_scheme_that_fails_is_reported_at_load(given: object, message:
     assert "scoring scheme 'evil-score' (plugin evil)" in catalogue.problems[0].reason
     assert message in catalogue.problems[0].reason
     assert "evil-score" not in catalogue.scoring and "par" in catalogue.scoring
+
+
+@pytest.mark.parametrize(("register_one", "message"), [
+    (lambda registry: registry.add_scoring(name="shouty", summary="Score\n\x1b[31mred",
+                                           scheme=_Scores(_good_score())),
+     "shouty: the summary holds control characters"),
+    (lambda registry: registry.add_option(key="odd", summary="Odd", values="1\n2",
+                                          parse=str, make_plugin=lambda value: object()),
+     "odd: the values holds control characters"),
+    (lambda registry: (registry.add_option(key="odd", summary="Odd", values="any",
+                                           parse=lambda value: 3,
+                                           make_plugin=lambda value: object()),
+                       registry.add_variant(slug="oddly", name="Oddly", base="montana",
+                                            options=("redeals", "odd")),
+                       registry.add_preset(slug="oddly-three", name="Oddly three",
+                                           base="oddly", options={"odd": "3"})),
+     "oddly-three: option odd read '3' as int, not as text"),
+])
+def test_what_a_scheme_or_an_option_registers_is_checked(register_one: object,
+                                                         message: str) -> None:
+    """A scheme's or an option's texts are one line, as a variant's are, and a preset's
+    option values are text, as the options a caller gives are."""
+    catalogue = _with(_plugin("texts", hookimpl(register_one)))
+    assert message in catalogue.problems[0].reason
+
+
+def test_a_plugin_fault_crosses_a_process_boundary() -> None:
+    """A study's worker sends its error back pickled: a PluginFault that could not be
+    rebuilt broke the pool instead of saying whose fault it was."""
+    fault = pickle.loads(pickle.dumps(PluginFault("odd", "option 'odd' failed")))
+    assert (fault.plugin, str(fault)) == ("odd", "option 'odd' failed")
 
 
 def test_a_scoring_scheme_that_fails_later_is_said_as_its_plugins_fault() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import attrs
 import pytest
 
+from gapgrid.core import search as search_module
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.fills import MontanaFill
@@ -95,14 +96,36 @@ class _SlowFill(MontanaFill):
 
 def test_slow_rules_do_not_run_a_search_past_its_seconds(catalogue: Catalogue) -> None:
     """With a rule of 20 ms a call, 1,024 positions (when the clock was read) take over a
-    minute, and a search of one second ran that long; now the clock is read every tenth of
-    a second or so once the rules are seen to be slow."""
+    minute, and a search of three seconds ran that long; now the clock is read every tenth
+    of a second or so once the rules are seen to be slow (past the first look, at the 16th
+    position)."""
     rules = catalogue.rules("montana", {"redeals": "0"})
     slow = attrs.evolve(rules, fill=_SlowFill(rules.layout))
     started = time.monotonic()
-    result = solve(new_game(slow, DealNumber(617)), Budget(seconds=1.0))
+    result = solve(new_game(slow, DealNumber(617)), Budget(seconds=3.0))
     assert result.verdict == "unknown" and result.stopped_by == "seconds"
-    assert time.monotonic() - started < 10  # past a minute without the looks
+    assert result.positions > 16  # stopped by a slow rules' look, not the first one
+    assert time.monotonic() - started < 6  # past a minute without the looks
+
+
+@pytest.mark.parametrize(("slug", "number", "options"), [
+    ("spaces", 11, {}), ("montana", 1, {"redeals": "0"}), ("rectangular-rovers", 2, {})])
+def test_looks_at_the_clock_between_the_regular_ones_change_nothing(
+        catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch, slug: str, number: int,
+        options: dict[str, str]) -> None:
+    """The same input gives the same line, position for position, however often the clock
+    is read: with every position taken for slow (as a stall, packing a table or a suspended
+    process, would make fast rules look for a while), the search is the one it is with the
+    looks every 1,024 positions alone."""
+    state = _start(catalogue, slug, number, options)
+    budget = Budget(seconds=None, positions=40_000)
+    regular = solve(state, budget)
+    monkeypatch.setattr(search_module, "_SLOW_POSITION", 0.0)  # every look finds it slow
+    monkeypatch.setattr(search_module, "_SLOW_LOOK", 0.0)  # and looks again at once
+    looked_often = solve(state, budget)
+    assert (looked_often.verdict, looked_often.positions, looked_often.line) == (
+        regular.verdict, regular.positions, regular.line)
+    assert regular.positions > 2_000  # past the first restart's cap, where looks could end it
 
 
 @pytest.mark.parametrize("positions", [1, 100, 200, 1500])
