@@ -10,6 +10,7 @@ below then decide which slot each card lands in; they reproduce
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 import attrs
 from pysol_cards.cards import ms_rearrange
@@ -41,8 +42,10 @@ def deal_cells(layout: Layout, style: DealStyle, deal: DealNumber,
     if len(cells) != layout.rlen:
         raise RuleError(f"the deal filled {len(cells)} slots, the layout has {layout.rlen}")
     # A deal style places the deck's cards, or sets some aside: a card it made up, or one it
-    # dealt twice, would be a game no one can play (and a solver's "lost" about it).
-    if not Counter(card for card in cells if card is not None) <= Counter(deck):
+    # dealt twice, would be a game no one can play (and a solver's "lost" about it). Only a
+    # plugin's style is checked: gapgrid's own are tested to deal the deck.
+    if (type(style) not in _EXACT_STYLES
+            and not Counter(card for card in cells if card is not None) <= Counter(deck)):
         raise RuleError(f"the deal placed cards that are not the deck's: "
                         f"{_strangers(cells, deck)}")
     return cells
@@ -127,3 +130,8 @@ class RedMoonDeal:
             for slot in layout.row_slots(row)[2:]:
                 cells[slot] = talon.pop()
         return cells
+
+
+_EXACT_STYLES: Final[frozenset[type]] = frozenset({MontanaDeal, BlueMoonDeal, RedMoonDeal})
+"""gapgrid's deal styles, exact (not subclasses): their deals are not checked card by card
+(about 20 us a deal, a third of a deal's cost)."""
