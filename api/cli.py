@@ -162,12 +162,7 @@ def run() -> None:
         sys.exit(EXIT_ENVIRONMENT)
     except PluginFault as fault:  # a plugin's bug: its name, and how to do without it
         message = bounded(str(fault))
-        if wants_json(sys.argv[1:]):
-            echo_json({"error": {"kind": "plugin", "plugin": fault.plugin, "message": message}})
-        tell(f"gapgrid: {message}\n"
-             f"gapgrid: report it to the plugin's authors, or turn it off with "
-             f"GAPGRID_DISABLE_PLUGINS={fault.plugin}")
-        sys.exit(EXIT_INTERNAL_ERROR)
+        _plugin_error(fault.plugin, message, said=message)
     except Exception as error:  # click handles usage errors itself; this is a bug
         _internal_error(error)
 
@@ -178,16 +173,22 @@ def _internal_error(error: Exception) -> NoReturn:
     message = bounded(f"{type(error).__name__}: {error}")
     plugin = failing_plugin(error)
     if plugin is not None:
-        if wants_json(sys.argv[1:]):
-            echo_json({"error": {"kind": "plugin", "plugin": plugin, "message": message}})
-        tell(f"gapgrid: the plugin {plugin} failed: {message}\n"
-             f"gapgrid: report it to the plugin's authors, or turn it off with "
-             f"GAPGRID_DISABLE_PLUGINS={plugin}")
-        sys.exit(EXIT_INTERNAL_ERROR)
+        _plugin_error(plugin, message, said=f"the plugin {plugin} failed: {message}")
     if wants_json(sys.argv[1:]):
         echo_json({"error": {"kind": "internal", "message": message}})
     tell(f"gapgrid: internal error: {message}\n"
           f"gapgrid: please report it with the command that caused it")
+    sys.exit(EXIT_INTERNAL_ERROR)
+
+
+def _plugin_error(plugin: str, message: str, *, said: str) -> NoReturn:
+    """Report a plugin's bug (``said`` on standard error, ``message`` in JSON with --json),
+    with how to turn the plugin off, and exit with 3."""
+    if wants_json(sys.argv[1:]):
+        echo_json({"error": {"kind": "plugin", "plugin": plugin, "message": message}})
+    tell(f"gapgrid: {said}\n"
+         f"gapgrid: report it to the plugin's authors, or turn it off with "
+         f"GAPGRID_DISABLE_PLUGINS={plugin}")
     sys.exit(EXIT_INTERNAL_ERROR)
 
 

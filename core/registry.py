@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Protocol
 
@@ -21,6 +20,7 @@ import attrs
 import pluggy
 
 from gapgrid.core import hookspecs
+from gapgrid.core.rules import has_control_characters
 from gapgrid.core.score_checks import scored
 from gapgrid.core.scoring import SUMMARY_FIELDS, GameSummary, Score, ScoringScheme
 
@@ -307,7 +307,7 @@ def _check_texts(slug: str, **texts: object) -> None:
         if len(text) > LONGEST_TEXT:
             raise RegistrationError(f"{slug}: the {what} has {len(text):,} characters: at "
                                     f"most {LONGEST_TEXT:,}")
-        if any(unicodedata.category(character) == "Cc" for character in text):
+        if has_control_characters(text):
             raise RegistrationError(f"{slug}: the {what} holds control characters (a new "
                                     f"line, an escape), which would garble a terminal")
 

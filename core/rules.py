@@ -157,13 +157,19 @@ RULE_TEXT_LENGTH: Final = 500
 """Characters of a rule's own text (a refusal's reason) that are shown at most."""
 
 
-def rule_text(text: object) -> str:
+def has_control_characters(text: str) -> bool:
+    """Whether ``text`` holds a control character (a new line, an escape): a plugin's text
+    that would forge lines on a terminal or recolour it."""
+    return any(unicodedata.category(character) == "Cc" for character in text)
+
+
+def rule_text(text: object, limit: int = RULE_TEXT_LENGTH) -> str:
     """A rule's text for people, as a terminal may show it: one line (control characters, a
     new line or an escape that would forge lines or recolour a terminal, become spaces), at
-    most :data:`RULE_TEXT_LENGTH` characters. A plugin's rule writes it."""
+    most ``limit`` characters. A plugin's code writes it."""
     line = "".join(" " if unicodedata.category(character) == "Cc" else character
-                   for character in str(text)[:RULE_TEXT_LENGTH + 1])
-    return line if len(line) <= RULE_TEXT_LENGTH else line[:RULE_TEXT_LENGTH - 1] + "…"
+                   for character in str(text)[:limit + 1])
+    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def redeals_json(count: int) -> int | str:

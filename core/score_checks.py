@@ -16,11 +16,10 @@ refused then, with its plugin, and the others keep working.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from gapgrid.core.rules import UNLIMITED
+from gapgrid.core.rules import UNLIMITED, has_control_characters, rule_text
 from gapgrid.core.scoring import GameSummary, Score, ScoringScheme
 
 LARGEST: Final = 2**53 - 1
@@ -74,8 +73,9 @@ def scored(name: str, plugin: str, scheme: ScoringScheme, summary: GameSummary) 
     try:
         score = scheme.score(summary)
     except Exception as error:  # a plugin's bug: said as such, not as gapgrid's
+        said = rule_text(error, LONGEST_TEXT)  # the plugin's words: one line, bounded
         raise PluginFault(plugin, f"scoring scheme {name!r} (plugin {plugin}) failed: "
-                                  f"{type(error).__name__}: {_shown(str(error))}") from error
+                                  f"{type(error).__name__}: {said}") from error
     problem = score_problem(score)
     if problem is not None:
         raise PluginFault(plugin, f"scoring scheme {name!r} (plugin {plugin}) gave a score "
@@ -94,7 +94,8 @@ def score_problem(score: object) -> str | None:
                or _text_problem("explanation", score.explanation)
                or _mapping_problem("extra", score.extra, _fact_problem))
     if problem is None and score.better not in ("higher", "lower"):
-        problem = f"better is {_shown(repr(score.better))}, not 'higher' or 'lower'"
+        shown = rule_text(repr(score.better), LONGEST_TEXT)
+        problem = f"better is {shown}, not 'higher' or 'lower'"
     if problem is None:
         taken = sorted(set(score.extra) & set(SCORE_FIELDS))
         if taken:
@@ -125,7 +126,7 @@ def _text_problem(what: str, value: object) -> str | None:
         return f"{what} is {type(value).__name__}, not text"
     if len(value) > LONGEST_TEXT:
         return f"{what} has {len(value):,} characters: at most {LONGEST_TEXT:,}"
-    if any(unicodedata.category(character) == "Cc" for character in value):
+    if has_control_characters(value):
         return f"{what} holds control characters (a new line, an escape)"
     return None
 
@@ -163,11 +164,3 @@ def _mapping_problem(what: str, value: object, entry_problem: _EntryCheck) -> st
         if problem is not None:
             return problem
     return None
-
-
-def _shown(text: str) -> str:
-    """A plugin's text as a message may hold it: one line, bounded."""
-    flat = "".join(" " if unicodedata.category(character) == "Cc" else character
-                   for character in text[:LONGEST_TEXT])
-    return flat + ("..." if len(text) > LONGEST_TEXT else "")
-
