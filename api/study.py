@@ -93,6 +93,9 @@ from gapgrid.api.text import plural
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.dealnumber import MAX_NUMBER, DealNumber
 from gapgrid.core.game import new_game
+from gapgrid.core.plugin_code import failing_plugin
+from gapgrid.core.rules import rule_text
+from gapgrid.core.score_checks import LONGEST_TEXT, PluginFault
 from gapgrid.core.search import (
     DEFAULT_MEMORY,
     SEARCH_MODES,
@@ -144,11 +147,27 @@ def _worker_catalogue() -> Catalogue:
 
 
 def solve_deal(task: DealTask) -> StudyRow:
-    """Solve one deal; run by a worker (a process of the pool or a Dask worker)."""
-    rules = _worker_catalogue().rules(task.variant, dict(task.options))
-    state = new_game(rules, DealNumber(task.game_number))
-    result = solve(state, Budget(seconds=task.budget_seconds, positions=task.budget_positions,
-                                 memory=task.memory), search=task.search)
+    """Solve one deal; run by a worker (a process of the pool or a Dask worker).
+
+    A plugin's code failing is raised as a :class:`PluginFault` naming the plugin and the
+    deal: an error sent back from a worker process loses its traceback, which alone says
+    whose code raised it (:func:`failing_plugin`), and it was then gapgrid's internal error.
+    """
+    try:
+        rules = _worker_catalogue().rules(task.variant, dict(task.options))
+        state = new_game(rules, DealNumber(task.game_number))
+        result = solve(state, Budget(seconds=task.budget_seconds,
+                                     positions=task.budget_positions, memory=task.memory),
+                       search=task.search)
+    except PluginFault:
+        raise
+    except Exception as error:
+        plugin = failing_plugin(error)
+        if plugin is None:
+            raise
+        raise PluginFault(plugin, f"{task.variant} game {task.game_number}: the plugin "
+                                  f"{plugin} failed: {type(error).__name__}: "
+                                  f"{rule_text(error, LONGEST_TEXT)}") from error
     return StudyRow(
         variant=task.variant, options=options_text(dict(task.options)),
         game_number=task.game_number, verdict=result.verdict, line_length=len(result.line),

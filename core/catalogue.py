@@ -47,8 +47,8 @@ from gapgrid.core.registry import (
     VariantInfo,
     normalise_name,
 )
-from gapgrid.core.rules import MAX_REDEALS, UNLIMITED, RedealTiming, RuleError, Rules
-from gapgrid.core.score_checks import SAMPLE_SUMMARIES, PluginFault
+from gapgrid.core.rules import MAX_REDEALS, UNLIMITED, RedealTiming, RuleError, Rules, rule_text
+from gapgrid.core.score_checks import LONGEST_TEXT, SAMPLE_SUMMARIES, PluginFault
 
 RULES_CACHE_SIZE = 256
 """Rules kept per catalogue: every variant with its usual options, and then some."""
@@ -108,6 +108,8 @@ class Catalogue:
         self.options: Mapping[str, OptionInfo] = dict(registry.options)
         self.scoring: Mapping[str, ScoringInfo] = dict(registry.scoring)
         self.problems: tuple[PluginProblem, ...] = tuple(problems)
+        self.third_parties: frozenset[str] = frozenset(registry.third_parties)
+        """The plugins that are third parties' (a failure in their rules is theirs)."""
         self._names: dict[str, str] = {}
         entries: list[VariantInfo | PresetInfo] = [*self.variants.values(),
                                                    *self.presets.values()]
@@ -208,7 +210,7 @@ class Catalogue:
         key = (entry.slug, tuple(sorted(merged.items())))
         cached = self._rules_cache.get(key)
         if cached is None:
-            cached = self._build_rules(entry, merged)
+            cached = self._built_or_blamed(entry, merged, given=options or {})
             self._rules_cache[key] = cached
             if len(self._rules_cache) > RULES_CACHE_SIZE:  # clients choose the options
                 self._rules_cache.popitem(last=False)
@@ -229,6 +231,39 @@ class Catalogue:
             manager.register(self.options[key].make_plugin(value), name=f"option:{key}")
         manager.check_pending()
         return manager
+
+    def _built_or_blamed(self, entry: VariantInfo | PresetInfo, options: dict[str, str],
+                         given: Mapping[str, str | int]) -> Rules:
+        """The rules of ``entry`` with ``options``, dealt once with game 1; where they fail and
+        a third party's plugin made them, a :class:`PluginFault` naming it.
+
+        The load-time trial (:func:`_try_new_entries`) builds each entry with its own
+        options only; a value the user chooses (``width=3``) may give rules that a plugin
+        cannot build, or that gapgrid refuses, and that failure is the plugin's, not
+        gapgrid's internal error. The plugin named is that of the first third party's
+        option given, else the variant's (or the first third party's it builds on).
+        Failures of gapgrid's own plugins are raised as they are: a bug of gapgrid's.
+        """
+        try:
+            rules = self._build_rules(entry, options)
+            Engine.start(rules, DealNumber(1))  # about 0.1 ms; a deal that fails, fails now
+            return rules
+        except (OptionError, PluginFault):
+            raise
+        except Exception as error:
+            variant = self.variant_of(entry)
+            chosen = [self.options[key.strip().lower()] for key in given
+                      if isinstance(key, str) and key.strip().lower() in self.options]
+            blamed = [*(option.plugin for option in chosen),
+                      *(member.plugin for member in reversed(self.family(variant)))]
+            plugin = next((name for name in blamed if name in self.third_parties), None)
+            if plugin is None:
+                raise
+            values = ", ".join(f"{key}={value}" for key, value in sorted(options.items()))
+            with_options = f" with {values}" if values else ""
+            raise PluginFault(plugin, f"{entry.slug}{with_options} (plugin {plugin}): the rules "
+                                      f"cannot be built: {type(error).__name__}: "
+                                      f"{rule_text(error, LONGEST_TEXT)}") from error
 
     def _build_rules(self, entry: VariantInfo | PresetInfo, options: dict[str, str]) -> Rules:
         hook = self.game_plugin_manager(self.variant_of(entry), options).hook

@@ -152,6 +152,8 @@ class Registry:
         self.scoring: dict[str, ScoringInfo] = {}
         self._plugin = ""
         self._third_party = False
+        self.third_parties: set[str] = set()
+        """The plugins registered as third parties' (not gapgrid's own)."""
 
     # -- what plugins call -------------------------------------------------
 
@@ -296,6 +298,8 @@ class Registry:
         third party's (not one of gapgrid's own)."""
         self._plugin = name
         self._third_party = third_party
+        if third_party:
+            self.third_parties.add(name)
 
 
 def _check_texts(slug: str, **texts: object) -> None:

@@ -612,6 +612,41 @@ def test_an_option_whose_parser_fails_is_its_plugins_fault(parse: object, messag
     assert fault.value.plugin == "odd"
 
 
+class _Wide:
+    """Applies a third party's ``width`` option: rows of that many slots."""
+
+    def __init__(self, value: str) -> None:
+        self.width = int(value)
+
+    @hookimpl
+    def gapgrid_layout(self) -> Layout:
+        return Layout(rows=4, rstep=self.width, rbase=1)
+
+
+def _register_wide(registry: Registry) -> None:
+    registry.add_option(key="width", summary="Width", values="a number",
+                        parse=lambda value: str(int(value)), make_plugin=_Wide)
+    registry.add_variant(slug="wide", name="Wide", base="montana", options=("redeals", "width"))
+
+
+@pytest.mark.parametrize(("width", "reason"), [
+    ("3", "RuleError: a Montana deal needs 12 cards for a 4x3 grid, the game has 52"),
+    ("99", "ValueError: 'rstep' must be <= 64: 99"),
+])
+def test_an_option_value_whose_rules_fail_is_its_plugins_fault(width: str, reason: str
+                                                               ) -> None:
+    """A value the option's parser accepts may give rules that cannot be built (or dealt):
+    the plugin's fault, named, where it was gapgrid's internal error without a name."""
+    catalogue = _with(_plugin("wideplug", hookimpl(_register_wide)))
+    assert not catalogue.problems
+    assert catalogue.rules("wide", {"width": "13"}).layout.rstep == 13
+    with pytest.raises(PluginFault) as fault:
+        catalogue.rules("wide", {"width": width})
+    assert fault.value.plugin == "wideplug"
+    assert str(fault.value) == (f"wide with width={width} (plugin wideplug): "
+                                f"the rules cannot be built: {reason}")
+
+
 def test_a_redeal_option_that_cannot_place_the_gaps_is_refused_by_name() -> None:
     """Random gaps fit any count; choosing a one-gap-per-row placement is the user's error."""
     catalogue = _eight_gaps(_EightGapsAtRandom())

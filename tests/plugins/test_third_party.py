@@ -215,3 +215,44 @@ def test_a_plugins_rule_that_fails_in_play_is_named_not_called_gapgrids_bug(
         "variant": "refuses-badly", "deal": "1", "moves": [f"{misfit}-{gap}"]})
     assert answer.status_code == 500 and answer.get_json()["title"] == "Plugin failed"
     assert "the plugin refuses failed" in answer.get_json()["detail"]
+
+
+FAILS_ON_GAME_SEVEN = """
+from gapgrid import MontanaDeal, hookimpl
+
+
+class FailsOnSeven(MontanaDeal):
+    def place(self, layout, cards):
+        cells = super().place(layout, cards)
+        if cells[0] == 41:  # the 3 of diamonds first: game 7 of Montana's deals, none of 1-3
+            raise LookupError("deal bug")
+        return cells
+
+
+class Rules:
+    @hookimpl
+    def gapgrid_deal_style(self, layout):
+        return FailsOnSeven()
+
+
+@hookimpl
+def gapgrid_register(registry):
+    registry.add_variant(slug="fails-on-seven", name="Fails on seven", base="montana",
+                         rules=Rules())
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_study_names_a_plugin_that_fails_on_one_deal(tmp_path: Path, workers: str) -> None:
+    """A study's worker process sends an error back without the traceback that says whose
+    code raised it: with two workers, a plugin failing on one deal was gapgrid's "internal
+    error"; now it is the plugin's, with the deal, however many workers there are."""
+    write_distribution(tmp_path, "deals7", "fails_on_seven", FAILS_ON_GAME_SEVEN)
+    result = run_gapgrid("study", "fails-on-seven", "--game-numbers", "6-8", "--budget", "0.2",
+                         "--workers", workers, "--out", str(tmp_path / "study.csv"), "--json",
+                         path=tmp_path)
+    assert result.returncode == 3, result.stderr
+    message = "fails-on-seven game 7: the plugin deals7 failed: LookupError: deal bug"
+    assert json.loads(result.stdout)["error"] == {"kind": "plugin", "plugin": "deals7",
+                                                  "message": message}
+    assert result.stderr.startswith(f"gapgrid: {message}\n")
