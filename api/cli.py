@@ -282,10 +282,23 @@ def verify(ctx: click.Context, arguments: Sequence[str], options: Sequence[str],
         for name, score in schemes.items():
             click.echo(f"{name}: {score['total']} ({score['explanation']})")
         if report.get("saved_layout_matches") is False:
-            click.echo("The layout saved in the file differs from the replay (PySolFC re-seeds "
-                       "its generator when a game is reloaded, which changes later redeals).")
+            _print_layout_differences(report)
     if not verification.ok or report.get("saved_layout_matches") is False:
         ctx.exit(EXIT_ILLEGAL_MOVE)
+
+
+def _print_layout_differences(report: dict[str, Any]) -> None:
+    """Say where a saved game's layout differs from its replay, and what may explain it."""
+    shown = "; ".join(f"slot {each['slot']}: {each['saved'] or 'a gap'} in the file, "
+                      f"{each['replayed'] or 'a gap'} in the replay"
+                      for each in report["saved_layout_differences"][:3])
+    if report["saved_layout_reseeding_may_explain"]:
+        why = ("PySolFC re-seeds the generator of a game numbered 32000 or above when it is "
+               "reloaded, which changes the redeals after it")
+    else:
+        why = ("neither a reload nor anything else PySolFC does explains it in a game "
+               "without a redeal or numbered below 32000: the file was changed, or is damaged")
+    click.echo(f"The layout saved in the file differs from the replay ({shown}): {why}.")
 
 
 @main.command("moves", context_settings=NUMBER_ARGUMENTS)

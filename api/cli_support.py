@@ -56,7 +56,7 @@ NUMBER_ARGUMENTS: Final = {"ignore_unknown_options": True}
 ARGUMENT_OF_FIELD: Final = {
     "variant": "VARIANT", "deal": "NUMBER", "moves": "MOVE", "options": "--option",
     "scoring": "--scoring", "elapsed": "--elapsed", "timed": "--timed", "file": "FILE",
-    "date": "--date",
+    "date": "--date", "save": "--from-save",
 }
 """The service layer's field names, as the command line's arguments are called."""
 

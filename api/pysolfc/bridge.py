@@ -32,6 +32,8 @@ from gapgrid import plugins
 from gapgrid.api.pysolfc.games import pysolfc_id_of, pysolfc_name
 from gapgrid.api.pysolfc.hints import (
     SolverHint,
+    game_deal,
+    holds_its_deal,
     next_action,
     show_redeal_hint,
     solver_hint,
@@ -96,6 +98,8 @@ class GapgridTalon(Montana_Talon):  # type: ignore[misc]  # PySolFC is untyped
 
     def dealCards(self, sound: bool = False) -> int:
         game = self.game
+        if game.gapgrid_redeal_refusal() is not None:  # PySolFC's Demo asks without looking
+            return 0
         rules: Rules = game.gapgrid_rules
         rows = game.s.rows
         cells = game.gapgrid_cells()
@@ -180,7 +184,7 @@ class GapgridGame(Montana):  # type: ignore[misc]  # PySolFC is untyped
         no win; searched once per position (PySolFC asks again as the player presses H)."""
         state = table_state(self.gapgrid_rules, self.gapgrid_cells(), self.s.talon.round - 1,
                             self.random)
-        if state is None:
+        if state is None or not self.gapgrid_one_card_a_slot():
             return None
         # Kept on the game object, which PySolFC builds anew for each game it starts.
         memo = self.__dict__.setdefault("gapgrid_memo", solving.LineMemo(capacity=5_000))
@@ -191,13 +195,24 @@ class GapgridGame(Montana):  # type: ignore[misc]  # PySolFC is untyped
             answers[key] = next_action(solver_hint(state, memo, self.gapgrid_hint_seconds))
         return answers[key]
 
+    def gapgrid_one_card_a_slot(self) -> bool:
+        """Whether no slot holds more than one card (a damaged saved game's may)."""
+        return all(len(row.cards) <= 1 for row in self.s.rows)
+
     def gapgrid_cells(self) -> list[int | None]:
         """The slots' contents as gapgrid sees them."""
         return [card_number(row.cards[-1]) if row.cards else None for row in self.s.rows]
 
     def gapgrid_redeal_refusal(self) -> Refusal | None:
-        """Why gapgrid's engine refuses a redeal now, or None when it allows one."""
+        """Why gapgrid's engine refuses a redeal now, or None when it allows one; refused too
+        on a table that does not hold the game's cards, one to a slot (a damaged saved
+        game's: :func:`api.pysolfc.hints.holds_its_deal`)."""
         rules, cells = self.gapgrid_rules, self.gapgrid_cells()
+        deal = game_deal(self.random)
+        if ((deal is not None and not holds_its_deal(rules, deal, cells))
+                or not self.gapgrid_one_card_a_slot()):
+            return Refusal("damaged-table", "the table does not hold this game's cards, one "
+                                            "to a slot (a damaged saved game?)")
         return redeal_refusal(rules, cells, self.s.talon.round - 1,
                               lambda: first_legal_move(rules, cells))
 

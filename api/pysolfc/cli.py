@@ -24,8 +24,20 @@ def pysolfc() -> None:
     """Work with PySolFC: install gapgrid's games into it, read its saved games."""
 
 
+def _plugins_dir(_ctx: click.Context, _param: click.Parameter, value: str | None
+                 ) -> Path | None:
+    """The folder named, as a path; an empty name (an unset shell variable) is refused, where
+    it was the current folder."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("is empty: name PySolFC's plugins folder, or leave the "
+                                 "option out for the default one")
+    return Path(value)
+
+
 plugins_dir_flag = click.option(
-    "--plugins-dir", type=click.Path(file_okay=False, path_type=Path),
+    "--plugins-dir", type=click.Path(file_okay=False), callback=_plugins_dir,
     help="PySolFC's plugins folder (default: ~/.PySolFC/plugins, "
          "on Windows %APPDATA%\\PySolFC\\plugins).")
 
@@ -68,8 +80,13 @@ def pysolfc_uninstall_command(plugins_dir: Path | None) -> None:
         removed = pysolfc_install.uninstall(folder)
     except pysolfc_install.PluginFileError as error:
         raise SetupError(str(error)) from None  # the folder's state: exit 2, as documented
-    click.echo(f"Removed {removed} and its rules pages." if removed
-               else f"Nothing to remove in {folder}.")
+    pages = _plural(removed.pages, "rules page")
+    if removed.plugin is not None:
+        click.echo(f"Removed {removed.plugin} and {pages}.")
+    elif removed.pages:
+        click.echo(f"No plugin file in {folder}; removed {pages} left from an install.")
+    else:
+        click.echo(f"Nothing to remove in {folder}.")
 
 
 @pysolfc.command("status")
@@ -86,9 +103,13 @@ def pysolfc_status_command(ctx: click.Context, plugins_dir: Path | None, as_json
                    "written_by": found.written_by, "gapgrid": found.current,
                    "up_to_date": found.up_to_date, "as_written_now": found.as_written_now,
                    "missing_rules_pages": list(found.missing_pages),
+                   "foreign_file": found.foreign,
                    "install_command": None if found.up_to_date else install})
         return
-    if not found.installed:
+    if found.foreign:
+        click.echo(f"Not installed: {found.path} is a file gapgrid did not write, which "
+                   f"install will not replace. Move it away, then run `{install}`.")
+    elif not found.installed:
         click.echo(f"Not installed (would be {found.path}). Run `{install}`.")
     elif found.written_by != found.current:
         click.echo(f"Installed: {found.path}, written by gapgrid {found.written_by}, but gapgrid "
@@ -99,7 +120,7 @@ def pysolfc_status_command(ctx: click.Context, plugins_dir: Path | None, as_json
                    f"`{install}` to update it.")
     elif found.missing_pages:
         click.echo(f"Installed: {found.path} (gapgrid {found.current}), but "
-                   f"{_plural(len(found.missing_pages), 'game')} added since "
+                   f"{_plural(len(found.missing_pages), 'game')} "
                    f"{'has' if len(found.missing_pages) == 1 else 'have'} no rules page "
                    f"({', '.join(found.missing_pages)}): run `{install}` to write "
                    f"{'it' if len(found.missing_pages) == 1 else 'them'}.")

@@ -28,6 +28,7 @@ instead (see :func:`show_redeal_hint`).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Final
 
 from pysol_cards.random import LCRandom31, MTRandom
@@ -37,7 +38,7 @@ from pysollib.hint import HINT_LEVEL_DEBUG, HINT_LEVEL_DEMO, HINT_LEVEL_PLAYER
 from gapgrid.api.services import solving
 from gapgrid.core.board import Board
 from gapgrid.core.dealnumber import DealNumber, DealNumberError, GameRandom, parse_deal_number
-from gapgrid.core.game import GameState
+from gapgrid.core.game import GameState, new_game
 from gapgrid.core.notation import Action, Move, Redeal, parse_action
 from gapgrid.core.replay import replay_from
 from gapgrid.core.rules import Rules
@@ -60,13 +61,25 @@ def game_deal(generator: Any) -> DealNumber | None:
     return deal if type(generator) is kind else None
 
 
+def holds_its_deal(rules: Rules, deal: DealNumber, cells: list[int | None]) -> bool:
+    """Whether the slots ``cells`` hold the cards game ``deal`` dealt into them, in any order:
+    what every move and redeal keeps. A table loaded from a damaged or doctored saved game
+    (PySolFC loads one without a word) may not, and no gapgrid hint or redeal is made
+    there: the search's reductions take a position of the game, and a redeal would stop
+    half-way, its undo history half-written."""
+    dealt = new_game(rules, deal).board.cells
+    return Counter(card for card in cells if card is not None) == Counter(
+        card for card in dealt if card is not None)
+
+
 def table_state(rules: Rules, cells: list[int | None], rounds_played: int,
                 generator: Any) -> GameState | None:
     """The gapgrid position on PySolFC's table: the slots' cards, the redeals made
     (``rounds_played``, PySolFC's talon round less one) and PySolFC's generator's state;
-    None when the generator is not one gapgrid continues."""
+    None when the generator is not one gapgrid continues, or the slots do not hold the
+    game's cards (:func:`holds_its_deal`)."""
     deal = game_deal(generator)
-    if deal is None:
+    if deal is None or not holds_its_deal(rules, deal, cells):
         return None
     # GameRandom only reads the state here: the generator PySolFC will redeal with is unchanged.
     return GameState(rules=rules, deal=deal, board=Board(rules.layout, cells),

@@ -31,6 +31,9 @@ PLUGIN_FILE_NAME: Final = "gapgrid_pysolfc.py"
 MARKER: Final = "# gapgrid-pysolfc-plugin"
 """First line of the file: uninstall removes only files that carry it."""
 
+TEMPORARY_PREFIX: Final = ".gapgrid-"
+"""How the temporary files of an install begin (each is renamed into place once written)."""
+
 MAX_PLUGIN_FILE_BYTES: Final = 1 << 20
 """The most of a plugin file ``status`` reads: the file gapgrid writes is a few KiB."""
 
@@ -123,6 +126,7 @@ def install(plugins_dir: Path, catalogue: Catalogue | None = None) -> Path:
     try:
         plugins_dir.mkdir(parents=True, exist_ok=True)
         folder.mkdir(exist_ok=True)
+        _remove_temporaries(plugins_dir, folder)  # an earlier install's, cut off
         for stale in _our_pages(folder):  # a game no longer added keeps no page
             if stale.name not in pages:
                 stale.unlink()
@@ -136,33 +140,76 @@ def install(plugins_dir: Path, catalogue: Catalogue | None = None) -> Path:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=".gapgrid-",
-                                     suffix=".tmp", delete=False) as handle:
-        handle.write(text)
-        temporary = Path(handle.name)
-    os.replace(temporary, path)
+    """Write ``text`` to ``path`` through a temporary file: never a half-written file, and no
+    temporary file left when the write fails (a full disk). The file gets the permissions
+    the user's umask gives a new file, as PySolFC's own would: another user's PySolFC may
+    read the folder (a temporary file is its owner's only)."""
+    temporary: Path | None = None
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent,
+                                         prefix=TEMPORARY_PREFIX, suffix=".tmp",
+                                         delete=False) as handle:
+            temporary = Path(handle.name)
+            handle.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except OSError as error:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        if error.filename is None or error.filename == str(temporary):  # say the file meant
+            error.filename = str(path)
+        raise
 
 
-def uninstall(plugins_dir: Path) -> Path | None:
-    """Remove the plugin file and the rules pages; return the file's path, or None if there
-    was none."""
+def _umask() -> int:
+    """This process's umask (read by setting it, and setting it back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _remove_temporaries(*folders: Path) -> None:
+    """Remove the temporary files an install cut off (by a crash, or a kill) left in
+    ``folders``: their names are gapgrid's alone."""
+    for folder in folders:
+        if folder.is_dir():
+            for leftover in folder.glob(f"{TEMPORARY_PREFIX}*.tmp"):
+                leftover.unlink(missing_ok=True)
+
+
+@attrs.frozen
+class Removed:
+    """What ``uninstall`` removed."""
+
+    plugin: Path | None
+    """The plugin file, or None when there was none."""
+
+    pages: int
+    """Rules pages removed."""
+
+
+def uninstall(plugins_dir: Path) -> Removed:
+    """Remove the plugin file, then the rules pages (a plugin left in place keeps every page
+    it finds, whatever fails), and what an install cut off left behind."""
     target = plugins_dir / PLUGIN_FILE_NAME
     if target.exists() and not _is_ours(target):
         raise PluginFileError(f"{target} was not written by gapgrid; not removing it")
     folder = plugins_dir / rules_pages.FOLDER
+    removed, pages = None, 0
     try:
+        if target.exists():
+            target.unlink()
+            removed = target
+        _remove_temporaries(plugins_dir, folder)
         for page in _our_pages(folder):
             page.unlink()
+            pages += 1
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # a folder holding someone else's files stays
-        if not target.exists():
-            return None
-        target.unlink()
     except OSError as error:
         where = error.filename or target
         raise PluginFileError(f"cannot remove {where}: {error.strerror or error}") from None
-    return target
+    return Removed(removed, pages)
 
 
 def _our_pages(folder: Path) -> list[Path]:
@@ -187,6 +234,10 @@ class Status:
 
     missing_pages: tuple[str, ...] = ()
     """Added games whose rules page is missing (a variant installed since, say)."""
+
+    foreign: bool = False
+    """Whether a file gapgrid did not write is where the plugin file goes (install will
+    not replace it)."""
 
     as_written_now: bool = False
     """Whether the file is, to the byte, what ``install`` would write now: the version
@@ -220,6 +271,7 @@ def status(plugins_dir: Path, catalogue: Catalogue | None = None) -> Status:
                         if not (folder / rules_pages.page_name(slug)).is_file())
     return Status(path=target, installed=written_by is not None, written_by=written_by,
                   current=gapgrid_version(), missing_pages=missing,
+                  foreign=target.exists() and written_by is None and not _is_ours(target),
                   as_written_now=written_by is not None and text == plugin_source())
 
 

@@ -21,6 +21,7 @@ Moves are counted from 1 in messages; the ``field`` path of an error, like
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -38,6 +39,7 @@ from gapgrid.api.pysolfc.savefile import SavedGame, SaveFileError, read_save
 from gapgrid.api.services.errors import Fault, ServiceError, invalid
 from gapgrid.api.text import excerpt
 from gapgrid.core.board import Board
+from gapgrid.core.cards import card_code
 from gapgrid.core.catalogue import Catalogue, OptionError, UnknownSchemeError, UnknownVariantError
 from gapgrid.core.dealnumber import DealNumber, DealNumberError, parse_deal_number
 from gapgrid.core.game import GameState, new_game
@@ -450,7 +452,7 @@ def verify_saved_game(catalogue: Catalogue, found: SavedGameFile, *, max_moves: 
     """
     if len(found.saved.actions) > max_moves:
         raise invalid(f"the saved game holds {len(found.saved.actions):,} moves, more than "
-                      f"{max_moves:,}: the limit is GAPGRID_MAX_MOVES", "moves")
+                      f"{max_moves:,}: the limit is GAPGRID_MAX_MOVES", "save")
     schemes = scoring_schemes(catalogue, scoring)
     seconds = game_time(elapsed)
     if seconds is None and 0 < found.saved.elapsed <= MAX_SECONDS:  # a file's nonsense: unknown
@@ -461,4 +463,31 @@ def verify_saved_game(catalogue: Catalogue, found: SavedGameFile, *, max_moves: 
                            undos=found.saved.undo_moves)
     document = _scored(found.rules, game, result, summary, schemes)
     document["saved_layout_matches"] = found.board == result.state.board
+    if not document["saved_layout_matches"]:
+        document["saved_layout_differences"] = layout_differences(found.board,
+                                                                  result.state.board)
+        # A reload re-seeds MTRandom games (numbers of 32000 and above), which changes the
+        # redeals after it; nothing else makes a true file differ from its own moves.
+        document["saved_layout_reseeding_may_explain"] = (
+            not game.uses_lcrandom and any(isinstance(action, Redeal)
+                                           for action in found.saved.actions))
     return Verification(found.rules, game, result, document)
+
+
+SHOWN_DIFFERENCES: Final = 8
+"""Slots where a saved layout and its replay differ that a verification lists, at most."""
+
+
+def layout_differences(saved: Board, replayed: Board) -> list[dict[str, Any]]:
+    """The first :data:`SHOWN_DIFFERENCES` slots where ``saved`` and ``replayed`` differ: each
+    slot's number and card codes (None for a gap)."""
+    differing = (slot for slot, (there, here) in enumerate(zip(saved.cells, replayed.cells,
+                                                                strict=True))
+                 if there != here)
+    return [{"slot": slot, "saved": _code(saved.cells[slot]),
+             "replayed": _code(replayed.cells[slot])}
+            for slot in itertools.islice(differing, SHOWN_DIFFERENCES)]
+
+
+def _code(card: int | None) -> str | None:
+    return None if card is None else card_code(card)

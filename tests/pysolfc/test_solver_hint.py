@@ -123,3 +123,51 @@ def test_moves_alone_start_no_search(game_db: object) -> None:
         assert "gapgrid_answers" not in vars(game.game)
         assert game.hint() == line[20]
         assert "gapgrid_answers" in vars(game.game)
+
+
+def _ace_in_slot_0(game: HeadlessGame) -> None:
+    """Damage the table as a doctored saved game can: an Ace set aside swapped into slot 0."""
+    aside = next(stack for stack in game.game.s.internals if stack.cards)
+    row = game.game.s.rows[0]
+    ace, card = aside.cards.pop(), row.cards.pop()
+    row.cards.append(ace)
+    aside.cards.append(card)
+
+
+def _two_cards_in_slot_0(game: HeadlessGame) -> None:
+    """Damage the table: a card put on slot 0's."""
+    rows = game.game.s.rows
+    rows[0].cards.append(next(row for row in rows[1:] if row.cards).cards.pop())
+
+
+def _every_card_on_the_talon(game: HeadlessGame) -> None:
+    """Damage the table: every slot's card moved to the redeal pile."""
+    for row in game.game.s.rows:
+        game.game.s.talon.cards.extend(row.cards)
+        row.cards.clear()
+
+
+@pytest.mark.parametrize(("damage", "hinted"), [
+    (_ace_in_slot_0, True), (_every_card_on_the_talon, True),
+    (_two_cards_in_slot_0, False),  # PySolFC's own hint asserts one card a slot
+])
+def test_a_damaged_table_gets_pysolfcs_hint_and_no_redeal(game_db: object, damage: object,
+                                                          hinted: bool) -> None:
+    """PySolFC loads a damaged or doctored saved game without a word. The Hint then raised
+    from deep in the solver (an Ace where no search expects one, a card lost under
+    another), and a redeal stopped half-way with its undo history half-written; now such a
+    table gets PySolFC's own hint, and no redeal."""
+    from pysollib.games.montana import Montana_Hint
+
+    with HeadlessGame(gapgrid_game_id("gaps-unlimited"), "617") as game:
+        assert callable(damage)
+        damage(game)
+        before = game.rows()
+        assert game.game.gapgrid_next_action() is None
+        if hinted:
+            shown = [(hint[3].id, hint[4].id) for hint in game.game.getHints(0)]
+            assert shown == [(hint[3].id, hint[4].id)
+                             for hint in Montana_Hint(game.game, 0).getHints()]
+        assert not game.can_redeal()
+        assert game.game.s.talon.dealCards() == 0  # the Demo deals without asking
+        assert game.rows() == before

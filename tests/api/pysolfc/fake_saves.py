@@ -49,9 +49,10 @@ def _instance(cls: type, **fields: Any) -> Any:
 
 def fake_save(*, game_id: int = 53, seed: int = 20412,
               stacks: Sequence[Sequence[int]] | None = None,
-              history: Sequence[Sequence[tuple[int, int, int]]] = (),
+              history: Sequence[Sequence[tuple[int, int, int]] | str] = (),
               stats: dict[str, Any] | None = None) -> bytes:
-    """A save of a Montana game: ``history`` steps are lists of (from, to, ncards) moves."""
+    """A save of a Montana game: ``history`` steps are lists of (from, to, ncards) moves, or
+    ``"redeal"``."""
     with _pysollib_stand_ins() as classes:
         stacks = [[card] for card in range(52)] + [[]] if stacks is None else stacks
         items: list[Any] = ["PySolFC", "3.6.1", (3, 6, 1), 0, 1, game_id, seed, ("state",),
@@ -60,7 +61,8 @@ def fake_save(*, game_id: int = 53, seed: int = 20412,
             items.append(len(stack))
             for card in stack:
                 items += [card, True]
-        steps = [[_instance(classes["AMoveMove"], from_stack_id=source, to_stack_id=target,
+        steps = [[_instance(classes["ANextRoundMove"])] if step == "redeal" else
+                 [_instance(classes["AMoveMove"], from_stack_id=source, to_stack_id=target,
                             ncards=count) for source, target, count in step] for step in history]
         items += [1, False, _instance(classes["GameSaveInfo"]),
                   _instance(classes["GameGlobalSaveInfo"]),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -16,6 +18,8 @@ from gapgrid import plugins
 from gapgrid.api.cli import main
 from gapgrid.api.pysolfc import install, rules_pages
 from gapgrid.api.pysolfc.games import gapgrid_game_id
+from gapgrid.core.catalogue import installed_plugin_names
+from tests.distributions import GAPGRID
 
 
 def test_install_status_uninstall_round_trip(tmp_path: Path) -> None:
@@ -28,9 +32,10 @@ def test_install_status_uninstall_round_trip(tmp_path: Path) -> None:
     assert f"GAPGRID_VERSION = {install.gapgrid_version()!r}" in text
     found = install.status(plugins_dir)
     assert found.installed and found.up_to_date
-    assert install.uninstall(plugins_dir) == path
+    pages = len(rules_pages.added_slugs(plugins.load_catalogue()))
+    assert install.uninstall(plugins_dir) == install.Removed(path, pages)
     assert not path.exists()
-    assert install.uninstall(plugins_dir) is None
+    assert install.uninstall(plugins_dir) == install.Removed(None, 0)
     assert not install.status(plugins_dir).installed
 
 
@@ -57,6 +62,95 @@ def test_a_file_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("gapgrid: ") and "not written by gapgrid" in result.stderr
     assert foreign.read_text() == "# somebody else's plugin\n"
+
+
+def test_status_says_a_file_gapgrid_did_not_write_is_in_the_way(tmp_path: Path) -> None:
+    """Where a foreign file stands, status said "Not installed ... Run install", and install
+    then refused: it now says the file is in the way, and to move it first."""
+    foreign = tmp_path / install.PLUGIN_FILE_NAME
+    foreign.write_text("print('mine')\n")
+    result = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(tmp_path)])
+    assert result.output.startswith(f"Not installed: {foreign} is a file gapgrid did not "
+                                    f"write, which install will not replace. Move it away")
+    as_json = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(tmp_path),
+                                        "--json"])
+    assert json.loads(as_json.output)["foreign_file"] is True
+    assert not install.status(tmp_path / "elsewhere").foreign
+
+
+def test_a_failed_install_leaves_no_temporary_file_and_names_the_file(tmp_path: Path) -> None:
+    """A write the machine refuses (a full disk; here a file size limit, ``ulimit -f``) left
+    its temporary file behind, one more each try, and was said as the plugin file's whatever
+    file it was; uninstall then said "Nothing to remove" while it removed the pages
+    written before the failure."""
+    pages = rules_pages.rules_pages(plugins.load_catalogue(entry_points=False))
+    sizes = [len(text.encode()) for text in pages.values()]
+    # a limit (in bytes) that lets the first pages be written, then refuses one
+    limit = next(size for size in sorted(set(sizes)) if sizes[0] <= size < max(sizes))
+    written = list(itertools.takewhile(lambda size: size <= limit, sizes))
+    failing = list(pages)[len(written)]
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    only_gapgrids = dict(os.environ, GAPGRID_DISABLE_PLUGINS=",".join(installed_plugin_names()))
+    result = subprocess.run([str(GAPGRID), "pysolfc", "install", "--plugins-dir", str(tmp_path)],
+                            capture_output=True, text=True, preexec_fn=limited, timeout=60,
+                            env=only_gapgrids, check=False)
+    folder = tmp_path / rules_pages.FOLDER
+    assert result.returncode == 2
+    assert result.stderr == f"gapgrid: cannot write {folder / failing}: File too large\n"
+    assert not list(tmp_path.rglob(".gapgrid-*"))
+    assert not (tmp_path / install.PLUGIN_FILE_NAME).exists()
+    (folder / ".gapgrid-cut-off.tmp").write_text("")  # as a killed install leaves one
+    removed = CliRunner().invoke(main, ["pysolfc", "uninstall", "--plugins-dir", str(tmp_path)])
+    pages_removed = "1 rules page" if len(written) == 1 else f"{len(written)} rules pages"
+    assert removed.output == (f"No plugin file in {tmp_path}; removed {pages_removed} left "
+                              f"from an install.\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_installed_files_take_the_users_umask(tmp_path: Path) -> None:
+    """They were always 0600 (a temporary file's mode), so another user's PySolFC reading the
+    folder could not load the plugin."""
+    previous = os.umask(0o022)
+    try:
+        install.install(tmp_path)
+    finally:
+        os.umask(previous)
+    written = [tmp_path / install.PLUGIN_FILE_NAME,
+               *(tmp_path / rules_pages.FOLDER).iterdir()]
+    assert {path.stat().st_mode & 0o777 for path in written} == {0o644}
+
+
+def test_uninstall_removes_the_plugin_file_before_its_pages(tmp_path: Path) -> None:
+    """When the pages cannot be removed (their folder read-only, here by a read-only bind
+    mount in a mount namespace of the command's own), the plugin file is gone already:
+    PySolFC never runs a plugin whose pages were taken away (its rules buttons greyed out).
+    It was the other way round."""
+    install.install(tmp_path)
+    folder = tmp_path / rules_pages.FOLDER
+    script = (f'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && '
+              f'exec "{GAPGRID}" pysolfc uninstall --plugins-dir "$2"')
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
+                             str(tmp_path)], capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode == 2, result.stderr
+    assert "cannot remove" in result.stderr and "Read-only file system" in result.stderr
+    assert not (tmp_path / install.PLUGIN_FILE_NAME).exists()
+    assert len(list(folder.iterdir())) == len(rules_pages.added_slugs(plugins.load_catalogue()))
+
+
+def test_an_empty_plugins_folder_name_is_refused(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--plugins-dir ""`` (an unset shell variable) installed into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    for command in ("install", "uninstall", "status"):
+        result = CliRunner().invoke(main, ["pysolfc", command, "--plugins-dir", ""])
+        assert result.exit_code == 2 and "is empty" in result.output
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_rules_page_gapgrid_did_not_write_is_left_alone(tmp_path: Path) -> None:
@@ -266,7 +360,7 @@ def test_status_suggests_the_install_command_for_the_folder_named(tmp_path: Path
     assert result.exit_code == 0, result.output
     assert f"gapgrid pysolfc install --plugins-dir '{folder}'" in result.output
     if state == "no-pages":
-        assert "1 game added since has no rules page (gaps)" in result.output
+        assert "1 game has no rules page (gaps)" in result.output
     as_json = CliRunner().invoke(main, ["pysolfc", "status", "--plugins-dir", str(folder),
                                        "--json"])
     assert json.loads(as_json.output)["install_command"] == (

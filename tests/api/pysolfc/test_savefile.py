@@ -84,10 +84,36 @@ def test_a_saved_game_longer_than_the_move_limit_is_refused(
     monkeypatch.setenv("GAPGRID_MAX_MOVES", str(moves - 1))
     refused = CliRunner().invoke(main, ["verify", "--from-save", str(path)])
     assert refused.exit_code == 2, refused.output
-    assert (f"the saved game holds {moves:,} moves, more than {moves - 1:,}: the limit is "
-            f"GAPGRID_MAX_MOVES") in refused.stderr
+    assert (f"Invalid value for --from-save: the saved game holds {moves:,} moves, more than "
+            f"{moves - 1:,}: the limit is GAPGRID_MAX_MOVES") in refused.stderr  # not MOVE
     monkeypatch.setenv("GAPGRID_MAX_MOVES", str(moves))
     assert CliRunner().invoke(main, ["verify", "--from-save", str(path)]).exit_code == 0
+
+
+@pytest.mark.parametrize(("seed", "history", "reseeding"), [
+    (20412, [], False),  # LCRandom31 keeps its state on a reload, and no redeal anyway
+    (40000, [], False),  # MTRandom, but no redeal for a re-seeding to change
+    (40000, ["redeal"], True),
+])
+def test_a_saved_layout_that_differs_from_its_moves_says_where_and_why(
+        tmp_path: Path, seed: int, history: list[str], reseeding: bool) -> None:
+    """The file's layout differing from its replay was always put down to PySolFC re-seeding
+    on a reload, which changes only the redeals of a game numbered 32000 or above: now the
+    slots that differ are shown, and otherwise the file is said to be changed or damaged."""
+    path = tmp_path / "changed.pso"
+    path.write_bytes(fake_save(seed=seed, history=history))  # every card in a stack of its own
+    report = json.loads(CliRunner().invoke(main, ["verify", "--from-save", str(path),
+                                                  "--json"]).output)
+    assert report["saved_layout_matches"] is False
+    assert report["saved_layout_reseeding_may_explain"] is reseeding
+    differences = report["saved_layout_differences"]
+    assert 0 < len(differences) <= 8 and differences[0]["slot"] == 0
+    assert differences[0]["saved"] == "AC" != differences[0]["replayed"]  # card 0 in stack 0
+    text = CliRunner().invoke(main, ["verify", "--from-save", str(path)])
+    assert text.exit_code == 1
+    assert "(slot 0: AC in the file, " in text.output
+    assert ("re-seeds the generator of a game numbered 32000 or above" in text.output) is reseeding
+    assert ("the file was changed, or is damaged" in text.output) is not reseeding
 
 
 # -- hostile and broken files ------------------------------------------------------------
