@@ -41,7 +41,7 @@ from gapgrid.api.problems import register_error_handlers
 from gapgrid.api.routes import EXTENSION, ApiState, build_routes
 from gapgrid.api.schemas import RequestValidator
 from gapgrid.api.services.puzzles import PuzzleService, check_ranking, utc_now
-from gapgrid.api.text import plugin_reason
+from gapgrid.api.text import plugin_problem_line
 from gapgrid.core.catalogue import Catalogue
 
 _log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None, *, catalogue: Catalogue | None 
     catalogue = catalogue or plugins.load_catalogue()
     check_ranking(settings, catalogue)  # before anything is created or logged
     for problem in catalogue.problems:
-        _log.warning("plugin %r not loaded: %s", problem.plugin, plugin_reason(problem.reason))
+        _log.warning("%s", plugin_problem_line(problem))
     try:
         settings.instance.mkdir(parents=True, exist_ok=True)
         puzzles = PuzzleService.open(settings, catalogue, clock)

@@ -36,7 +36,7 @@ from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.services.puzzles import PuzzleService
 from gapgrid.api.stand_ins import plain_json
 from gapgrid.api.study_stop import signal_of, signal_word
-from gapgrid.api.text import bounded, excerpt, plugin_reason
+from gapgrid.api.text import bounded, excerpt, plugin_problem_line
 from gapgrid.core.catalogue import Catalogue
 from gapgrid.core.rules import Rules
 
@@ -385,8 +385,7 @@ def load_catalogue(ctx: click.Context) -> Catalogue:
     if "catalogue" not in obj:
         catalogue = plugins.load_catalogue()
         for problem in catalogue.problems:
-            click.echo(f"gapgrid: plugin {excerpt(problem.plugin)} not loaded: "
-                       f"{plugin_reason(problem.reason)}", err=True)
+            click.echo(f"gapgrid: {plugin_problem_line(problem)}", err=True)
         obj["catalogue"] = catalogue
     return obj["catalogue"]  # type: ignore[no-any-return]
 

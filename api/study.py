@@ -669,11 +669,12 @@ def study(ctx: click.Context, variant: str, options: Sequence[str], deals: int,
             _write_rows(stack, handle, runner, tasks, total, already, stop,
                         settings.solver_version)
             _sort_held(path, stop)  # while the file is still held
-        _finish(ctx, path, stop, " with --resume", as_json=as_json, left_out=len(skipped))
-        if left_out:  # the summary is of the deals left, not of the game
+        in_file = _finish(ctx, path, stop, " with --resume", as_json=as_json,
+                          left_out=len(skipped))
+        if left_out:  # the summary is of the file's deals, not of the game
             above = "" if as_json else " above"  # the JSON document is on standard output
             click.echo(f"{left_out}; the summary{above} is of the "
-                       f"{plural(total, 'other deal')} only: "
+                       f"{plural(in_file, 'deal')} {path} holds only: "
                        f"merge the files (python -m gapgrid.api.study_merge) for the "
                        f"game's figures", err=True)
 
@@ -714,6 +715,8 @@ def _write_rows(stack: ExitStack, handle: BinaryIO, runner: Runner, tasks: Itera
                     f"{handle.name}") from None
             _append_row(handle, line)
             bar.update(1)
+            if stop.signal is not None:  # a signal whose exception was lost: stop at a row
+                break
     except KeyboardInterrupt:
         if stop.signal is None:  # not from a signal handled here (another thread's Ctrl-C)
             stop.signal = signal.SIGINT
@@ -769,11 +772,11 @@ def _sort_held(path: Path, stop: Stop) -> None:
 
 
 def _finish(ctx: click.Context, path: Path, stop: Stop, again: str, *, as_json: bool,
-            left_out: int) -> None:
+            left_out: int) -> int:
     """Print the summary of the study in ``path`` (each deal's latest row), in words or as
     JSON (with how many deals this command ``left_out`` as decided in another file, and
     the signal that stopped it, if one did), and exit with 128 plus the signal's number
-    when a signal stopped it."""
+    when a signal stopped it; return how many deals the summary is of."""
     summaries = list(summarise(iter_latest_rows(path)))
     if as_json:
         stopped = None if stop.signal is None else signal.Signals(stop.signal).name
@@ -789,6 +792,7 @@ def _finish(ctx: click.Context, path: Path, stop: Stop, again: str, *, as_json: 
         tell(f"gapgrid: {signal_word(stop.signal)}; {so_far}: run the same command{again} to "
              f"go on")
         ctx.exit(stop.exit_status)
+    return sum(summary.deals for summary in summaries)
 
 
 def _are(count: int) -> str:

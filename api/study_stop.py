@@ -32,10 +32,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Final
+from typing import Any, Final
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 """Ctrl-C, and what ``kill`` and service managers send."""
+
+
+RESEND_SECONDS: Final = 0.01
+"""How long after a stop's exception was dropped (:meth:`Stop.lost`) its signal comes again."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -77,6 +81,21 @@ class Stop:
             self.interruptible = False  # a second signal during the unwinding is only noted
             raise Terminated if number == signal.SIGTERM else KeyboardInterrupt
 
+    def lost(self, unraisable: Any) -> bool:
+        """Whether ``unraisable`` (what ``sys.unraisablehook`` is given) is this stop's
+        exception, raised by :meth:`receive` in code whose exceptions Python drops: a
+        finalizer (a generator closed by the garbage collector, as the solver's rollouts
+        are at the end of a deal). The stop is then armed again and the signal sent once
+        more, a moment later (from a timer's thread, so that it is raised once the
+        finalizer is over); a study had gone on to its last deal."""
+        if not (self.received and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            return False
+        self.interruptible = True
+        again = threading.Timer(RESEND_SECONDS, os.kill, (os.getpid(), self.signal))
+        again.daemon = True
+        again.start()
+        return True
+
     @property
     def exit_status(self) -> int:
         """128 plus the signal's number, as a shell reports a command a signal ended."""
@@ -102,9 +121,16 @@ def stop_signals(interruptible: bool = False) -> Iterator[Stop]:
     for number in STOP_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:
             previous[number] = signal.signal(number, stop.receive)
+    other_hook = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not stop.lost(unraisable):
+            other_hook(unraisable)
+    sys.unraisablehook = hook
     try:
         yield stop
     finally:
+        sys.unraisablehook = other_hook
         if stop.received:
             _stay_deaf(list(previous))
         else:

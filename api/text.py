@@ -13,6 +13,7 @@ import re
 from typing import Final
 
 from gapgrid.core.cards import card_symbol, parse_card
+from gapgrid.core.catalogue import PluginProblem
 
 EXCERPT_LENGTH: Final = 40
 """Characters of user input repeated in a message; longer input is cut and marked."""
@@ -69,6 +70,15 @@ def card_names(reason: str) -> str:
 def ordinal_move(index: int) -> str:
     """A move's place for people, counted from 1: index 3 is ``Move 4``."""
     return f"Move {index + 1:,}"
+
+
+def plugin_problem_line(problem: PluginProblem) -> str:
+    """One line on a plugin that could not be loaded; for a name ``GAPGRID_DISABLE_PLUGINS``
+    gives that no plugin has, the problem's own line (it read "plugin 'x' not loaded", as if
+    a plugin of that name had failed)."""
+    if problem.disables_nothing:
+        return bounded(problem.reason, 300)
+    return f"plugin {excerpt(problem.plugin)} not loaded: {plugin_reason(problem.reason)}"
 
 
 def plugin_reason(reason: str) -> str:

@@ -86,6 +86,9 @@ class PluginProblem:
 
     plugin: str
     reason: str
+    disables_nothing: bool = False
+    """Whether this is rather a name ``GAPGRID_DISABLE_PLUGINS`` gives that no plugin has (no
+    plugin of that name failed to load): ``reason`` then says so in a whole line."""
 
 
 @attrs.frozen

@@ -73,5 +73,5 @@ def _unknown_name(name: str, known: set[str]) -> PluginProblem:
     is near, if any (plugin names use underscores where game names use hyphens)."""
     near = difflib.get_close_matches(name.replace("-", "_"), sorted(known), n=3)
     guess = f"; did you mean {' or '.join(repr(each) for each in near)}?" if near else ""
-    return PluginProblem(name, f"{DISABLE_VARIABLE} names it, but no plugin or distribution "
-                               f"has that name{guess}")
+    return PluginProblem(name, f"{DISABLE_VARIABLE} names {name!r}, which is no plugin or "
+                               f"distribution{guess}", disables_nothing=True)

@@ -490,6 +490,17 @@ def check_resumable(path: Path, found: StudyFile, settings: StudySettings,
                             (each.options, each.solver_version)
                             == (settings.options, settings.solver_version)
                             and each.exceeds(settings))), key=repr)
+    if other and not retry and all(
+            (each.options, each.solver_version) == (settings.options, settings.solver_version)
+            and each.exceeds(settings) for each in found.settings):
+        # Every deal retried: a retried deal keeps only its latest row, so the budget the
+        # file was started with is nowhere in it any more.
+        raise StudyFileError(
+            f"{path} holds rows solved with budget {other[0].budget_text()} at the smallest, "
+            f"larger than this study's {settings.budget_text()}: resume it with that budget, "
+            f"or choose another --out (a file started with a smaller budget whose every deal "
+            f"was retried with --retry-unknown shows it no more: a retried deal keeps only "
+            f"its latest row)")
     if other:
         advice = ("Retry it with the same options, solver version and --search, or run a "
                   "new study of its unknown deals (another --out, --skip-decided-in it)"

@@ -728,7 +728,7 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     result = run("study", *args, "--skip-decided-in", reference)  # named twice: said once
     assert result.exit_code == 0, result.output
     assert f"5 of the 6 deals are decided in {reference}: left out\n" in result.stderr
-    assert "the summary above is of the 1 other deal only" in result.stderr
+    assert f"the summary above is of the 1 deal {out} holds only" in result.stderr
     assert "1 deal (game numbers 2 to 2)" in result.stdout
     assert sorted(solved) == undecided
     assert [int(row["game_number"]) for row in rows_of(out)] == undecided
@@ -736,6 +736,14 @@ def test_a_new_study_leaves_out_deals_another_study_decided(
     result = run("study", *args, "--resume")
     assert result.exit_code == 0 and solved == []
     assert f"resuming {out}: 1 of the 1 deal is done" in result.stderr
+    # The file's own rows among those decided elsewhere (the merged file of the docs'
+    # loop): the summary is of the file's six deals, which the message said was of one.
+    whole = six_deals(tmp_path / "whole.csv")
+    result = run("study", "line-up", "--deals", "6", "--budget", "60", "--max-positions",
+                 "5000", "--skip-decided-in", reference, "--out", whole, "--resume")
+    assert result.exit_code == 0 and solved == []
+    assert "6 deals (game numbers 1 to 6)" in result.stdout
+    assert f"the summary above is of the 6 deals {whole} holds only" in result.stderr
 
 
 def test_a_study_whose_deals_are_all_decided_elsewhere_says_so(tmp_path: Path) -> None:
@@ -806,6 +814,23 @@ def test_retry_unknown_refuses_what_it_cannot_do(tmp_path: Path) -> None:
         assert result.exit_code == 2, result.output
         assert words in result.stderr, result.stderr
     assert out.read_bytes() == before
+
+
+def test_a_file_whose_every_deal_was_retried_says_which_budget_resumes_it(
+        tmp_path: Path) -> None:
+    """A retried deal keeps only its latest row, so once every deal was retried the file's
+    first budget is gone: resuming at it was refused as "written with budget 120 s", the
+    budget of the retry, as if the file had been started with it."""
+    out = tmp_path / "all-retried.csv"
+    six = six_deals(tmp_path / "six.csv").read_text().splitlines(keepends=True)
+    out.write_text(six[0] + six[2].replace(",60,5000,", ",120,5000,"))  # deal 2, retried
+    result = run("study", "line-up", "--deals", "3", "--budget", "60", "--max-positions",
+                 "5000", "--out", out, "--resume")
+    assert result.exit_code == 2
+    assert (f"{out} holds rows solved with budget 120 s or 5,000 positions at the smallest, "
+            f"larger than this study's 60 s or 5,000 positions: resume it with that budget, "
+            f"or choose another --out (a file started with a smaller budget whose every deal "
+            f"was retried with --retry-unknown shows it no more") in result.stderr
 
 
 def test_a_budget_as_the_file_stores_it_is_not_a_larger_one(tmp_path: Path) -> None:

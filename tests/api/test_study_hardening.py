@@ -4,18 +4,24 @@ name that is no UTF-8, and long lists of game numbers."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
 import resource
+import signal
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from gapgrid.api.cli import main
 from gapgrid.api.game_number_lists import parse_game_numbers
 from gapgrid.api.services.study import sort_study_file
+from gapgrid.api.study_stop import Terminated, stop_signals
 from tests.api.live import GAPGRID
 
 # Line Up's first deals at a positions budget: the same rows on any machine.
@@ -120,3 +126,27 @@ def test_game_number_lists_hold_what_their_ranges_hold() -> None:
         named = set(numbers)
         assert [n for n in range(0, 340) if n in numbers] == sorted(named)
         assert "5" not in numbers and None not in numbers
+
+
+def test_a_stop_whose_exception_python_drops_still_stops() -> None:
+    """A signal that lands while a generator is closed by the garbage collector (the solver's
+    rollouts, at the end of a deal) raised its exception where Python drops it ("Exception
+    ignored in"), and the study went on to its last deal; the stop now comes again a moment
+    later, where it is raised."""
+    def playing() -> Iterator[int]:
+        try:
+            yield 1
+        finally:  # the signal lands here, as it may in the rollouts' own finally
+            os.kill(os.getpid(), signal.SIGTERM)
+            sum(range(10_000))
+
+    with stop_signals(interruptible=True) as stop, pytest.raises(Terminated):
+        started = time.monotonic()
+        game = playing()
+        next(game)
+        del game
+        gc.collect()  # closes it: the exception raised in its finally is dropped
+        while time.monotonic() - started < 5:
+            sum(range(1_000))
+    assert stop.signal == signal.SIGTERM
+    assert time.monotonic() - started < 1

@@ -81,10 +81,14 @@ def test_a_name_that_disables_nothing_is_reported(monkeypatch: pytest.MonkeyPatc
     catalogue = plugins.load_catalogue()
     assert "line-up" in catalogue.variants and "jungle" not in catalogue.variants
     reasons = {problem.plugin: problem.reason for problem in catalogue.problems}
-    assert reasons["line-up"] == ("GAPGRID_DISABLE_PLUGINS names it, but no plugin or "
-                                  "distribution has that name; did you mean 'line_up'?")
-    assert reasons["nothing-like-it"].endswith("no plugin or distribution has that name")
+    assert reasons["line-up"] == ("GAPGRID_DISABLE_PLUGINS names 'line-up', which is no "
+                                  "plugin or distribution; did you mean 'line_up'?")
+    assert reasons["nothing-like-it"].endswith("which is no plugin or distribution")
     assert "jungle" not in reasons
+    monkeypatch.setenv("GAPGRID_DISABLE_PLUGINS", "nothing-like-it")
+    said = run_gapgrid("variants")
+    assert said.stderr == ("gapgrid: GAPGRID_DISABLE_PLUGINS names 'nothing-like-it', which is "
+                           "no plugin or distribution\n")  # not "plugin ... not loaded"
 
 
 def test_broken_and_duplicate_plugins_are_reported_and_the_rest_work(
