@@ -152,7 +152,8 @@ def _check_won_lines(catalogue: Catalogue, sources: Sequence[BinaryIO],
         row = row_of_line(handle.read(place.length), header)
         fault = line_fault(catalogue, row)
         if fault is not None:
-            raise StudyFileError(f"{path}: game {row.game_number} of {row.variant} is won, "
+            study = f"{row.variant} ({row.options})" if row.options else row.variant
+            raise StudyFileError(f"{path}: game {row.game_number} of {study} is won, "
                                  f"but {fault}")
 
 

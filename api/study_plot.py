@@ -185,6 +185,10 @@ def main(folders: tuple[Path, ...], out: Path) -> None:
         raise click.BadParameter(f"{out} names no image: its name ends in "
                                  f"{', '.join(IMAGE_FORMATS)}", param_hint="OUT.png")
     summaries = first_summaries(folders)
+    if not summaries:  # header-only or empty files: an empty plot would say nothing
+        shown = ", ".join(str(folder) for folder in folders)
+        raise click.BadParameter(f"the .csv files of {shown} hold no row: there is no study "
+                                 f"to plot", param_hint="DIR")
     plot(summaries, out)
     click.echo(markdown_table(summaries))
 

@@ -1196,6 +1196,19 @@ def test_the_plot_command_says_which_file_of_dir_it_cannot_read(tmp_path: Path) 
     assert "dead.csv" in result.stderr
 
 
+def test_the_plot_command_refuses_files_that_hold_no_row(tmp_path: Path) -> None:
+    """Header-only or empty files made an empty plot titled "solver (version ),  s", exit 0;
+    now they are refused as a folder with no file is, and no image is written."""
+    from gapgrid.api import study_plot
+
+    (tmp_path / "header-only.csv").write_text(HEADER_LINE)
+    (tmp_path / "empty.csv").write_text("")
+    result = CliRunner().invoke(study_plot.main, [str(tmp_path), str(tmp_path / "p.png")])
+    assert result.exit_code == 2, result.output
+    assert "hold no row: there is no study to plot" in result.stderr
+    assert not (tmp_path / "p.png").exists()
+
+
 def test_the_plot_command_refuses_two_files_of_one_study(reference: Path,
                                                          tmp_path: Path) -> None:
     """A copy of a study file beside it (or two halves of a study) in DIR: refused naming

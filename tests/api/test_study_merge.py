@@ -198,7 +198,7 @@ def test_a_won_row_whose_line_does_not_win_is_refused(
     real = _study(tmp_path / "real.csv", _row(1, "won", "13"))
     code, output = _merge(tmp_path / "out.csv", fake, real)
     assert code == 2, output
-    assert f"game 1 of montana is won, but {words}" in " ".join(output.split()), output
+    assert f"game 1 of montana (redeals=0) is won, but {words}" in " ".join(output.split()), output
     assert not (tmp_path / "out.csv").exists()
 
 
