@@ -12,11 +12,13 @@ game's rules page (:mod:`api.pysolfc.rules_pages`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import sys
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 from typing import Final
 
@@ -33,6 +35,9 @@ MARKER: Final = "# gapgrid-pysolfc-plugin"
 
 TEMPORARY_PREFIX: Final = ".gapgrid-"
 """How the temporary files of an install begin (each is renamed into place once written)."""
+
+LEFTOVER_SECONDS: Final = 60
+"""Age past which a temporary file of an install is a leftover, not another install's."""
 
 MAX_PLUGIN_FILE_BYTES: Final = 1 << 20
 """The most of a plugin file ``status`` reads: the file gapgrid writes is a few KiB."""
@@ -170,11 +175,15 @@ def _umask() -> int:
 
 def _remove_temporaries(*folders: Path) -> None:
     """Remove the temporary files an install cut off (by a crash, or a kill) left in
-    ``folders``: their names are gapgrid's alone."""
+    ``folders``: their names are gapgrid's alone. Only those a minute old or more: a younger
+    one may be another install's, writing now."""
+    stale_before = time.time() - LEFTOVER_SECONDS
     for folder in folders:
         if folder.is_dir():
             for leftover in folder.glob(f"{TEMPORARY_PREFIX}*.tmp"):
-                leftover.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):  # its install renamed it since
+                    if leftover.stat().st_mtime < stale_before:
+                        leftover.unlink()
 
 
 @attrs.frozen

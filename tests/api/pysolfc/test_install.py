@@ -9,6 +9,7 @@ import resource
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -101,12 +102,16 @@ def test_a_failed_install_leaves_no_temporary_file_and_names_the_file(tmp_path: 
     assert result.stderr == f"gapgrid: cannot write {folder / failing}: File too large\n"
     assert not list(tmp_path.rglob(".gapgrid-*"))
     assert not (tmp_path / install.PLUGIN_FILE_NAME).exists()
-    (folder / ".gapgrid-cut-off.tmp").write_text("")  # as a killed install leaves one
+    leftover = folder / ".gapgrid-cut-off.tmp"  # as a killed install left one, long ago
+    leftover.write_text("")
+    os.utime(leftover, (time.time() - 3600, time.time() - 3600))
+    writing = tmp_path / ".gapgrid-writing-now.tmp"  # another install's, being written
+    writing.write_text("")
     removed = CliRunner().invoke(main, ["pysolfc", "uninstall", "--plugins-dir", str(tmp_path)])
     pages_removed = "1 rules page" if len(written) == 1 else f"{len(written)} rules pages"
     assert removed.output == (f"No plugin file in {tmp_path}; removed {pages_removed} left "
                               f"from an install.\n")
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == [writing]
 
 
 def test_installed_files_take_the_users_umask(tmp_path: Path) -> None:
