@@ -78,10 +78,14 @@ def name_problem(name: str, max_length: int) -> str | None:
     if len(name) > max_length:
         return f"is longer than {max_length} characters"
     normal = _nfkc(name)
-    for character in normal:
-        if _invisible(character):
-            return (f"has the invisible or control character U+{ord(character):04X}, which a "
-                    f"name may not have: type the name again without it")
+    # Said as typed: the typed character whose normal form is invisible (U+FFA0, the
+    # halfwidth Hangul filler, becomes U+1160, which the player never typed).
+    typed = next((character for character in name if any(
+        _invisible(part) for part in _nfkc(character))), None)
+    if typed is not None or any(_invisible(character) for character in normal):
+        shown = f" U+{ord(typed):04X}" if typed is not None else ""
+        return (f"has the invisible or control character{shown}, which a name may not "
+                f"have: type the name again without it")
     first, last = normal[0], normal[-1]
     if first.isspace() or last.isspace():
         return f"{'starts' if first.isspace() else 'ends'} with a space: a name may not"

@@ -183,7 +183,8 @@ def _operation(operation: Operation, settings: Settings) -> dict[str, Any]:
         responses.setdefault("400", _response("The body is not JSON (or repeats a key).",
                                               "Problem"))
         responses.setdefault("413", _response("The body is too large.", "Problem"))
-        responses.setdefault("415", _response("The body is not sent as application/json.",
+        responses.setdefault("415", _response("The body is not sent as application/json, or "
+                                              "is sent compressed (Content-Encoding).",
                                               "Problem"))
         responses.setdefault("422", _response("The request is not well formed.", "Problem"))
     limit = limit_of(settings, operation)

@@ -99,6 +99,11 @@ def json_body(schema: str) -> dict[str, Any]:
     if request.mimetype not in JSON_TYPES:
         raise Problem(415, "Unsupported Media Type",
                       f"send the body as application/json, not {request.mimetype or 'nothing'}")
+    encoding = request.headers.get("Content-Encoding", "").strip().lower()
+    if encoding not in ("", "identity"):  # RFC 9110 15.5.16: a coding not understood is a 415
+        raise Problem(415, "Unsupported Media Type",
+                      f"send the body uncompressed: Content-Encoding {excerpt(encoding)} is "
+                      f"not supported", headers={"Accept-Encoding": "identity"})
     raw = request.get_data(cache=False)
     try:
         # UTF-8 only (RFC 8259): json.loads would also guess UTF-16 and UTF-32 from bytes

@@ -745,13 +745,23 @@ class PuzzleService:
         return str(puzzle)
 
     def _known_lines(self, position: solving.Replayed) -> list[solving.KnownLine]:
-        """The certified lines of stored puzzles of this game (variant, options, number)."""
+        """The certified lines of stored puzzles of this game (variant, options, number).
+
+        A line a player's submission made (shorter than the solver's, or the first win of
+        a puzzle no search certified) is left out until the puzzle's solution opens
+        (:func:`solution_opens`): hints read off it gave that player's game away, move by
+        move, to anyone asking without a token while the puzzle still took submissions.
+        """
         if position.deal is None:
             return []
         known = []
+        now = self.clock()
         for body, certificate in self.store.certified_lines(str(position.deal)):
             if (body["variant"], dict(body["options"])) != (position.rules.slug,
                                                             dict(position.rules.options)):
+                continue
+            if certificate.body.get("line_from") == "submission" and now < solution_opens(
+                    datetime.date.fromisoformat(certificate.puzzle_id[:10])):
                 continue
             known.append(solving.KnownLine(new_game(position.rules, position.deal),
                                            tuple(parse_actions(certificate.line))))

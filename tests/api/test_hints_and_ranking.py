@@ -280,3 +280,27 @@ def test_a_game_without_progress_does_not_lock_its_player_out(
                        headers=owner).status_code == 409
     assert client.post(f"{URL}/submissions", json={"player": "Oops", "moves": line[:steps]},
                        headers=owner).status_code == 200
+
+
+def test_a_players_line_is_no_hint_until_the_solution_opens(
+        make_app: Callable[..., Flask], clock: Clock, catalogue: Catalogue) -> None:
+    """A winning submission that becomes the puzzle's line (here the first win of a puzzle
+    no search certified) gave hints read off it to anyone asking without a token: the
+    player's game, move by move, to copy while the puzzle still took submissions. Hints
+    come from a search until the solution opens, then from that line."""
+    client = make_app(certify_seconds=0).test_client()
+    puzzle = client.get(f"/v1/daily/{VARIANT}").get_json()
+    assert puzzle["certified"] is False
+    state = new_game(catalogue.rules(VARIANT), parse_deal_number(puzzle["deal"]))
+    found = solve(state, Budget(seconds=30))
+    assert found.verdict == "won"
+    line = [str(action) for action in found.line]
+    token = client.post(f"{URL}/start", json={}).get_json()["token"]
+    submitted = client.post(f"{URL}/submissions", json={"player": "Ann", "moves": line,
+                                                         "token": token})
+    assert submitted.status_code == 201, submitted.get_json()
+    assert client.get(f"/v1/daily/{VARIANT}").get_json()["par"] == len(line)
+    assert hint(client, puzzle["deal"], [])["source"] != "line"
+    clock.advance(13 * 3600)  # 01:00 the next day: the solution opens
+    opened = hint(client, puzzle["deal"], [])
+    assert (opened["source"], opened["next"]) == ("line", line[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -134,6 +135,15 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
     problem(client.post("/v1/verify", data="variant=montana",
                         content_type="application/x-www-form-urlencoded"), 415)
     problem(client.post("/v1/verify"), 415)
+    # A compressed body was read as it came: a 400 "not UTF-8" for gzip, and a body
+    # declared as br but sent plain was taken. A coding the server does not read is a 415.
+    plain = b'{"variant": "montana", "deal": "5", "moves": []}'
+    for coding, data in (("gzip", gzip.compress(plain)), ("br", plain)):
+        refused = problem(client.post("/v1/verify", data=data, content_type="application/json",
+                                      headers={"Content-Encoding": coding}), 415)
+        assert f"Content-Encoding '{coding}' is not supported" in refused["detail"]
+    assert client.post("/v1/verify", data=plain, content_type="application/json",
+                       headers={"Content-Encoding": "identity"}).status_code == 200
     for data in ('{"variant":', '{"variant": NaN}', b"\xff\xfe"):
         body = problem(client.post("/v1/verify", data=data, content_type="application/json"),
                        400)

@@ -50,7 +50,8 @@ def test_names_equal_after_nfkc_case_folding_and_spaces_are_one_player() -> None
     ("Ann\ufe0f", "U+FE0F"),  # a variation selector (Mn): shows as Ann
     ("A\u034fnn", "U+034F"),  # the combining grapheme joiner (Mn)
     ("Ann\u17b4", "U+17B4"),  # a Khmer inherent vowel (Mn), shown as nothing
-    ("Ann\u3164", "U+1160"),  # the Hangul filler (Lo; NFKC makes it U+1160)
+    ("Ann\u3164", "U+3164"),  # the Hangul filler (Lo; NFKC makes it U+1160): said as typed
+    ("Zq\uffa0x", "U+FFA0"),  # the halfwidth one: U+1160 too, which the player never typed
     ("\u115f\u1160", "U+115F"),  # a name of fillers alone: a blank on the leaderboard
 ])
 def test_invisible_characters_and_trailing_punctuation_are_refused(name: str,
