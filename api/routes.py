@@ -95,14 +95,17 @@ def respond(data: Any, status: int = 200, headers: Mapping[str, str] | None = No
 
 def json_body(schema: str) -> dict[str, Any]:
     """The request's JSON body, checked against ``schema``: a 415 problem when it is not sent
-    as JSON, 400 when it is not JSON (:func:`malformed`), 422 when it is but does not fit."""
+    as JSON or is sent compressed (``Content-Encoding``), 400 when it is not JSON
+    (:func:`malformed`), 422 when it is but does not fit."""
     if request.mimetype not in JSON_TYPES:
         raise Problem(415, "Unsupported Media Type",
                       f"send the body as application/json, not {request.mimetype or 'nothing'}")
-    encoding = request.headers.get("Content-Encoding", "").strip().lower()
-    if encoding not in ("", "identity"):  # RFC 9110 15.5.16: a coding not understood is a 415
+    codings = [coding.strip().lower() for header in request.headers.getlist("Content-Encoding")
+               for coding in header.split(",")]
+    coding = next((each for each in codings if each not in ("", "identity")), None)
+    if coding is not None:  # RFC 9110 15.5.16: a coding the server does not read is a 415
         raise Problem(415, "Unsupported Media Type",
-                      f"send the body uncompressed: Content-Encoding {excerpt(encoding)} is "
+                      f"send the body uncompressed: Content-Encoding {excerpt(coding)} is "
                       f"not supported", headers={"Accept-Encoding": "identity"})
     raw = request.get_data(cache=False)
     try:

@@ -25,6 +25,7 @@ and a resumed study solves them again anyway.
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
@@ -71,6 +72,8 @@ class Stop:
         search): the signal raises :class:`Terminated` or KeyboardInterrupt."""
         self.received = False
         """A signal reached :meth:`receive` (the process is stopping)."""
+        self.raised: KeyboardInterrupt | None = None
+        """The exception :meth:`receive` raised last (:meth:`lost` knows it by it)."""
 
     def receive(self, number: int, frame: FrameType | None) -> None:
         """The signal handler: note the signal; while the work is interruptible, stop it."""
@@ -79,7 +82,8 @@ class Stop:
             self.signal = number
         if self.interruptible:
             self.interruptible = False  # a second signal during the unwinding is only noted
-            raise Terminated if number == signal.SIGTERM else KeyboardInterrupt
+            self.raised = Terminated() if number == signal.SIGTERM else KeyboardInterrupt()
+            raise self.raised
 
     def lost(self, unraisable: Any) -> bool:
         """Whether ``unraisable`` (what ``sys.unraisablehook`` is given) is this stop's
@@ -87,11 +91,14 @@ class Stop:
         finalizer (a generator closed by the garbage collector, as the solver's rollouts
         are at the end of a deal). The stop is then armed again and the signal sent once
         more, a moment later (from a timer's thread, so that it is raised once the
-        finalizer is over); a study had gone on to its last deal."""
-        if not (self.received and isinstance(unraisable.exc_value, KeyboardInterrupt)):
-            return False
+        finalizer is over); a study had gone on to its last deal. The signal is sent as
+        Python's own (``_thread.interrupt_main``): its handler runs on the main thread,
+        and no signal reaches the process (on Windows ``os.kill`` would end it at once)."""
+        if self.raised is None or unraisable.exc_value is not self.raised:
+            return False  # another KeyboardInterrupt: not this stop's to send again
+        self.raised = None
         self.interruptible = True
-        again = threading.Timer(RESEND_SECONDS, os.kill, (os.getpid(), self.signal))
+        again = threading.Timer(RESEND_SECONDS, _thread.interrupt_main, (self.signal,))
         again.daemon = True
         again.start()
         return True

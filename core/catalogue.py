@@ -36,6 +36,7 @@ from gapgrid.core.baseline import BaselineRules
 from gapgrid.core.dealnumber import DealNumber
 from gapgrid.core.fill_trials import try_fill_rule
 from gapgrid.core.game import Engine, new_game
+from gapgrid.core.plugin_code import failing_plugin
 from gapgrid.core.redeals import leaves_one_gap_per_row
 from gapgrid.core.registry import (
     SLUG_PATTERN,
@@ -259,13 +260,16 @@ class Catalogue:
                       if isinstance(key, str) and key.strip().lower() in self.options]
             blamed = [*(option.plugin for option in chosen),
                       *(member.plugin for member in reversed(self.family(variant)))]
-            plugin = next((name for name in blamed if name in self.third_parties), None)
+            # Whose code raised, where the traceback says (an installed plugin's); else
+            # gapgrid refused what the plugins made, and the first third party is named.
+            plugin = failing_plugin(error) or next(
+                (name for name in blamed if name in self.third_parties), None)
             if plugin is None:
                 raise
             values = ", ".join(f"{key}={value}" for key, value in sorted(options.items()))
             with_options = f" with {values}" if values else ""
             raise PluginFault(plugin, f"{entry.slug}{with_options} (plugin {plugin}): the rules "
-                                      f"cannot be built: {type(error).__name__}: "
+                                      f"cannot be built or dealt: {type(error).__name__}: "
                                       f"{rule_text(error, LONGEST_TEXT)}") from error
 
     def _build_rules(self, entry: VariantInfo | PresetInfo, options: dict[str, str]) -> Rules:
@@ -437,8 +441,11 @@ def _try_new_entries(registry: Registry, before: tuple[dict[str, Any], ...]) -> 
             engine.redeal()  # where the rules allow one now: it deals back what it gathers
             try_fill_rule(rules)
         except Exception as error:
+            # said as the rule's own error: the plugin is named by the load's message
+            cause = error.__cause__ if isinstance(error, PluginFault) else None
+            failed = cause if isinstance(cause, Exception) else error
             raise RegistrationError(f"{slug}: its rules do not work: "
-                                    f"{type(error).__name__}: {error}") from None
+                                    f"{type(failed).__name__}: {failed}") from None
     for name, info in registry.scoring.items():
         if name in before[3]:
             continue

@@ -158,11 +158,15 @@ def _write_atomically(path: Path, text: str) -> None:
             handle.write(text)
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
-    except OSError as error:
+    except BaseException as error:  # a full disk, or a Ctrl-C: no temporary file is left
         if temporary is not None:
-            temporary.unlink(missing_ok=True)
-        if error.filename is None or error.filename == str(temporary):  # say the file meant
-            error.filename = str(path)
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+        named = getattr(error, "filename", None)
+        if isinstance(error, OSError) and (
+                named is None or Path(str(named)).name.startswith(TEMPORARY_PREFIX)):
+            error.filename = str(path)  # the file meant, not a temporary one (which a
+            # read-only folder refuses to create, before it has a name here)
         raise
 
 

@@ -761,7 +761,7 @@ class PuzzleService:
                                                             dict(position.rules.options)):
                 continue
             if certificate.body.get("line_from") == "submission" and now < solution_opens(
-                    datetime.date.fromisoformat(certificate.puzzle_id[:10])):
+                    datetime.date.fromisoformat(body["date"])):
                 continue
             known.append(solving.KnownLine(new_game(position.rules, position.deal),
                                            tuple(parse_actions(certificate.line))))

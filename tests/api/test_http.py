@@ -144,6 +144,9 @@ def test_wrong_content_type_and_bad_json(client: FlaskClient) -> None:
         assert f"Content-Encoding '{coding}' is not supported" in refused["detail"]
     assert client.post("/v1/verify", data=plain, content_type="application/json",
                        headers={"Content-Encoding": "identity"}).status_code == 200
+    twice = client.post("/v1/verify", data=gzip.compress(plain), content_type="application/json",
+                        headers=[("Content-Encoding", "identity"), ("Content-Encoding", "gzip")])
+    assert "Content-Encoding 'gzip'" in problem(twice, 415)["detail"]  # every header read
     for data in ('{"variant":', '{"variant": NaN}', b"\xff\xfe"):
         body = problem(client.post("/v1/verify", data=data, content_type="application/json"),
                        400)

@@ -395,7 +395,9 @@ def test_a_third_party_variant_whose_rules_fail_is_reported_at_load() -> None:
     def register(registry: Registry) -> None:
         registry.add_variant(slug="broken", name="Broken", rules=Broken())
     catalogue = _with(_plugin("broken", hookimpl(register)))
-    assert "broken: its rules do not work" in catalogue.problems[0].reason
+    # the rule's own error, not wrapped in a PluginFault naming the plugin a second time
+    assert catalogue.problems[0].reason == ("broken: its rules do not work: RuntimeError: "
+                                            "no fill for you")
     assert "broken" not in catalogue.variants
     assert all(catalogue.rules(slug) for slug in catalogue.slugs())
 
@@ -644,7 +646,7 @@ def test_an_option_value_whose_rules_fail_is_its_plugins_fault(width: str, reaso
         catalogue.rules("wide", {"width": width})
     assert fault.value.plugin == "wideplug"
     assert str(fault.value) == (f"wide with width={width} (plugin wideplug): "
-                                f"the rules cannot be built: {reason}")
+                                f"the rules cannot be built or dealt: {reason}")
 
 
 def test_a_redeal_option_that_cannot_place_the_gaps_is_refused_by_name() -> None:

@@ -114,6 +114,27 @@ def test_a_failed_install_leaves_no_temporary_file_and_names_the_file(tmp_path: 
     assert list(tmp_path.iterdir()) == [writing]
 
 
+def test_a_folder_that_refuses_a_new_file_is_named_with_the_file_meant(
+        tmp_path: Path) -> None:
+    """Where the temporary file cannot even be made (a read-only folder, here a read-only
+    bind mount of the rules folder in a mount namespace of the command's own), the message
+    named the random temporary file (".gapgrid-1myzcpr3.tmp"), not the page meant."""
+    folder = tmp_path / rules_pages.FOLDER
+    folder.mkdir()
+    script = (f'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && '
+              f'exec "{GAPGRID}" pysolfc install --plugins-dir "$2"')
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
+                             str(tmp_path)], capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode == 2, result.stderr
+    first = next(iter(rules_pages.rules_pages(plugins.load_catalogue())))
+    assert result.stderr == (f"gapgrid: cannot write {folder / first}: Read-only file "
+                             f"system\n")
+
+
 def test_installed_files_take_the_users_umask(tmp_path: Path) -> None:
     """They were always 0600 (a temporary file's mode), so another user's PySolFC reading the
     folder could not load the plugin."""
