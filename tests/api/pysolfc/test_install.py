@@ -114,6 +114,21 @@ def test_a_failed_install_leaves_no_temporary_file_and_names_the_file(tmp_path: 
     assert list(tmp_path.iterdir()) == [writing]
 
 
+def _with_read_only(folder: Path, command: str, plugins_dir: Path
+                    ) -> subprocess.CompletedProcess[str]:
+    """Run ``gapgrid pysolfc COMMAND --plugins-dir PLUGINS_DIR`` with ``folder`` read-only: a
+    read-only bind mount in a mount namespace of the command's own (root can write where
+    file modes say no); skipped where no mount namespace can be made."""
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
+    script = (f'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && '
+              f'exec "{GAPGRID}" pysolfc {command} --plugins-dir "$2"')
+    return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
+                           str(plugins_dir)], capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
 def test_a_folder_that_refuses_a_new_file_is_named_with_the_file_meant(
         tmp_path: Path) -> None:
     """Where the temporary file cannot even be made (a read-only folder, here a read-only
@@ -121,14 +136,7 @@ def test_a_folder_that_refuses_a_new_file_is_named_with_the_file_meant(
     named the random temporary file (".gapgrid-1myzcpr3.tmp"), not the page meant."""
     folder = tmp_path / rules_pages.FOLDER
     folder.mkdir()
-    script = (f'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && '
-              f'exec "{GAPGRID}" pysolfc install --plugins-dir "$2"')
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
-    result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
-                             str(tmp_path)], capture_output=True, text=True, timeout=60,
-                            check=False)
+    result = _with_read_only(folder, "install", tmp_path)
     assert result.returncode == 2, result.stderr
     first = next(iter(rules_pages.rules_pages(plugins.load_catalogue())))
     assert result.stderr == (f"gapgrid: cannot write {folder / first}: Read-only file "
@@ -155,14 +163,7 @@ def test_uninstall_removes_the_plugin_file_before_its_pages(tmp_path: Path) -> N
     It was the other way round."""
     install.install(tmp_path)
     folder = tmp_path / rules_pages.FOLDER
-    script = (f'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && '
-              f'exec "{GAPGRID}" pysolfc uninstall --plugins-dir "$2"')
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
-    result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
-                             str(tmp_path)], capture_output=True, text=True, timeout=60,
-                            check=False)
+    result = _with_read_only(folder, "uninstall", tmp_path)
     assert result.returncode == 2, result.stderr
     assert "cannot remove" in result.stderr and "Read-only file system" in result.stderr
     assert not (tmp_path / install.PLUGIN_FILE_NAME).exists()
