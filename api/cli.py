@@ -435,11 +435,12 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
         ACCESS_LOG.propagate = False
     try:
         settings = Settings.from_environment(create_secret=True)
-        # said in the banner: a mistyped GAPGRID_DATABASE makes a new one, not an error
-        new = isinstance(settings.database, Path) and not _exists(settings.database)
         app = create_app(settings)
         server = build_server(app, settings, host=host, port=port, threads=threads)
-        unmade = len(app.extensions[EXTENSION].puzzles.unmade_today())
+        puzzles = app.extensions[EXTENSION].puzzles
+        # said in the banner: a mistyped GAPGRID_DATABASE makes a new one, not an error
+        new = puzzles.store.created
+        unmade = len(puzzles.unmade_today())
     except (ConfigError, StoreError, ServeError) as error:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
@@ -453,15 +454,6 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
                    f"requests make them, up to {settings.certify_seconds:g} s of search "
                    f"each; gapgrid puzzles prepare makes them ahead", err=True)
     server.run()
-
-
-def _exists(path: Path) -> bool:
-    """Whether ``path`` exists; False where it cannot even be looked at (no permission, a
-    name too long), which opening it then says in one line."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
 
 
 @main.command()

@@ -126,7 +126,7 @@ def import_command(source: str) -> None:
             if isinstance(database, Path) and not os.path.lexists(database):
                 copy.copy_to_new_file(reading, database, report=CopyReport())
             else:
-                writing = engine.create(database)
+                writing = engine.create(database, bounded=False)  # whole tables
                 try:
                     copy.copy_database(reading, writing, report=CopyReport())
                 finally:

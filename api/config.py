@@ -209,6 +209,11 @@ def database_from_environment(environ: Mapping[str, str] | None = None) -> Path 
         if scheme not in ("postgresql", "postgresql+psycopg", "postgres"):
             raise ConfigError(f"GAPGRID_DATABASE must be a file path or a postgresql:// URL, "
                               f"not a {scheme[:20]}:// URL")
+        from gapgrid.api.db.engine import DatabaseURLError, url_of  # SQLAlchemy: only now
+        try:
+            url_of(value)
+        except DatabaseURLError as error:
+            raise ConfigError(f"GAPGRID_DATABASE: {error}") from None
         return value
     instance = Path(env.get("GAPGRID_INSTANCE") or Path.cwd() / "instance")
     return Path(value or instance / "gapgrid.sqlite3")

@@ -17,6 +17,7 @@ from flask import Flask, Response, request
 from sqlalchemy import exc as database_errors
 from werkzeug.exceptions import HTTPException
 
+from gapgrid.api.config import driver_reason
 from gapgrid.api.db.engine import is_outage
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.text import bounded
@@ -215,9 +216,8 @@ def register_error_handlers(app: Flask) -> None:
         # Down, restarting, locked past the wait, out of connections: "come back later" is
         # the true answer. The driver's reason alone is logged, in one line: not the
         # statement and its parameters.
-        reason = str(getattr(error, "orig", None) or error).partition("\n")[0][:300]
         _log.error("the database does not answer on %s %s: %s", request.method,
-                   request.path, reason)
+                   request.path, driver_reason(error))
         return Problem(503, "Service Unavailable", "the database does not answer; try again "
                        "after the seconds in Retry-After",
                        headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()

@@ -24,7 +24,8 @@ import attrs
 from flask import Blueprint, Response, current_app, request, url_for
 
 from gapgrid.api import strict_json
-from gapgrid.api.config import Settings
+from gapgrid.api.config import Settings, driver_reason
+from gapgrid.api.db.engine import is_outage
 from gapgrid.api.openapi import Operation, openapi_document
 from gapgrid.api.problems import (
     BEARER_CHALLENGE,
@@ -282,8 +283,12 @@ def get_health() -> Response:
     """Whether this process can serve: its database answers a query; and its version."""
     try:
         state().puzzles.store.puzzle("health-check")  # a read: the database is reachable
-    except Exception:  # whatever the database's trouble, the answer is "not now"
-        _log.exception("health check: the database does not answer")
+    except Exception as error:  # whatever the database's trouble, the answer is "not now"
+        if is_outage(error):  # down, locked, out of disk: its reason in one line, as any
+            # request's (a load balancer asks every few seconds: no traceback each time)
+            _log.error("health check: the database does not answer: %s", driver_reason(error))
+        else:
+            _log.exception("health check: the database does not answer")
         raise Problem(503, "Service Unavailable", "the database does not answer; see the "
                       "server's log", headers={"Retry-After": str(DATABASE_RETRY_AFTER)}) from None
     return respond({"status": "ok", "version": importlib.metadata.version("gapgrid"),

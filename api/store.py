@@ -207,7 +207,8 @@ class Store:
         self.database = database
         self.engine = db.create(database)
         try:
-            db.upgrade(self.engine)
+            self.created = db.upgrade(self.engine) is None
+            """Whether the database was new, without gapgrid's tables, when opened."""
         finally:
             self.engine.dispose()  # a server that forks after this must not share a connection
 

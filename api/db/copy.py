@@ -63,7 +63,8 @@ def open_source(database: Path | str) -> Engine:
     """
     if not engines.is_url(database) and not Path(database).is_file():
         raise CopyError(f"no database at {database}")
-    source = engines.create(database, read_only=True)
+    # a copy reads whole tables: longer than a request's statements may run
+    source = engines.create(database, read_only=True, bounded=False)
     try:
         with engines.read(source) as connection:
             revision = engines.current(connection)

@@ -60,11 +60,23 @@ UPGRADE_LOCK: Final = zlib.crc32(b"gapgrid schema upgrade")
 POOL_SIZE: Final = 10
 """Connections kept open per process: ``gapgrid serve`` runs 8 threads by default."""
 
+CONNECT_SECONDS: Final = 10
+"""How long opening a PostgreSQL connection may take (libpq's ``connect_timeout``): a host
+that takes the connection and never answers is an outage, not a hang."""
 
-OPEN_ERRORS: Final = (OSError, sqlite3.Error, exc.DBAPIError, exc.ArgumentError)
-"""What opening a database raises when the environment is at fault (a missing folder, a
-file that is no database, a server that does not answer, a URL that names nothing): a
-one-line reason to the user, not an internal error."""
+KEEPALIVE: Final = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                    "keepalives_count": 3}
+"""TCP keepalives on PostgreSQL connections: a server whose machine went away while a
+statement waited is found within about a minute, where the socket alone would wait for
+hours."""
+
+LOCK_WAIT_SECONDS: Final = 10
+"""How long a statement waits for another transaction's lock (PostgreSQL's
+``lock_timeout``): past it, the request is a 503 problem with ``Retry-After``."""
+
+STATEMENT_SECONDS: Final = 30
+"""How long one statement may run (PostgreSQL's ``statement_timeout``): gapgrid's take
+milliseconds, so a longer one is a database in trouble, answered with a 503 problem."""
 
 
 USE_ERRORS: Final = (sqlite3.Error, exc.DBAPIError)
@@ -79,6 +91,18 @@ that does not fit the schema, a misused connection): bugs to report, not the dat
 state."""
 
 
+class DatabaseURLError(ValueError):
+    """Raised for a ``GAPGRID_DATABASE`` URL that names no database (a port that is no
+    number, a host cut short, another kind of database)."""
+
+
+OPEN_ERRORS: Final = (OSError, sqlite3.Error, exc.DBAPIError, exc.ArgumentError,
+                      DatabaseURLError)
+"""What opening a database raises when the environment is at fault (a missing folder, a
+file that is no database, a server that does not answer, a URL that names nothing): a
+one-line reason to the user, not an internal error."""
+
+
 class StoreError(RuntimeError):
     """Raised for a database this code cannot use: written by a newer gapgrid, or another
     program's SQLite file."""
@@ -91,13 +115,20 @@ def is_url(database: Path | str) -> bool:
 
 def url_of(database: Path | str) -> URL:
     """The SQLAlchemy URL of a SQLite path or a PostgreSQL URL (psycopg 3 as its driver);
-    a ``ValueError`` for any other kind of URL."""
+    a :class:`DatabaseURLError` for any other kind of URL, or one that cannot be read."""
     if not is_url(database):
         return URL.create("sqlite", database=str(database))
-    url = make_url(str(database))
+    try:
+        url = make_url(str(database))
+    except (ValueError, exc.ArgumentError):  # a port that is no number, "[::1"
+        # not the parser's words: some repeat the whole URL, password and all
+        raise DatabaseURLError("the URL cannot be read: it is written postgresql://USER:"
+                               "PASSWORD@HOST:PORT/DATABASE (the port a number, an IPv6 "
+                               "host in brackets, a password's / @ : % written as %2F "
+                               "%40 %3A %25)") from None
     if url.drivername not in POSTGRESQL_SCHEMES:
-        raise ValueError(f"only postgresql:// URLs or file paths name a database, not "
-                         f"{url.drivername}://")
+        raise DatabaseURLError(f"only postgresql:// URLs or file paths name a database, not "
+                               f"{excerpt(url.drivername, 20)}://")
     return url.set(drivername="postgresql+psycopg")
 
 
@@ -105,17 +136,25 @@ def describe(database: Path | str) -> str:
     """``database`` as it may be printed: a URL without its password."""
     if not is_url(database):
         return str(database)
-    url = url_of(database)
+    url = url_of(database).set(drivername=make_url(str(database)).drivername)  # as typed
     if "password" in url.query:  # libpq also takes it as a parameter
         url = url.update_query_dict({"password": "***"})
     return url.render_as_string(hide_password=True)
 
 
-def create(database: Path | str, *, read_only: bool = False) -> Engine:
+def create(database: Path | str, *, read_only: bool = False, bounded: bool = True
+           ) -> Engine:
     """An engine on ``database``, made safe to use in a process forked after it opened
     connections (each process opens its own). ``read_only`` (a copy's source): a SQLite
     file is opened so that nothing, not even its journal mode, is written to it (a file in
-    WAL mode still gets the ``-wal`` and ``-shm`` side files every reader of one makes)."""
+    WAL mode still gets the ``-wal`` and ``-shm`` side files every reader of one makes).
+
+    On PostgreSQL, opening a connection takes at most :data:`CONNECT_SECONDS`, and with
+    ``bounded`` (all but a copy of whole tables) a statement waits at most
+    :data:`LOCK_WAIT_SECONDS` for a lock and runs at most :data:`STATEMENT_SECONDS`: a
+    database that is locked or stuck makes a request fail in bounded time (a 503
+    problem), not hold the server's threads for as long as it lasts. (SQLite's bound is
+    its 30 s busy wait; a local file has no network to wait on.)"""
     url = url_of(database)
     if url.get_backend_name() == "sqlite" and read_only:
         # SQLite's URI form, the path quoted for a name with "?", "#" or "%" in it; given
@@ -132,7 +171,14 @@ def create(database: Path | str, *, read_only: bool = False) -> Engine:
         engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30})
         _sqlite_transactions(engine)
     else:
-        engine = sqlalchemy.create_engine(url, pool_size=POOL_SIZE, max_overflow=2 * POOL_SIZE)
+        # the URL's own settings win: an operator may want another connect_timeout
+        connect_args = {key: value for key, value in
+                        {"connect_timeout": CONNECT_SECONDS, **KEEPALIVE}.items()
+                        if key not in url.query}
+        engine = sqlalchemy.create_engine(url, pool_size=POOL_SIZE, max_overflow=2 * POOL_SIZE,
+                                          connect_args=connect_args)
+        if bounded:
+            _bounded_statements(engine)
     _one_process_per_connection(engine)
     if engine.dialect.name == "postgresql":
         # after the check above: a forked process must not look at (or close) its
@@ -211,6 +257,23 @@ def _enter_wal(dbapi_connection: Any) -> None:
             time.sleep(0.01 * (attempt + 1))
 
 
+def _bounded_statements(engine: Engine) -> None:
+    """``lock_timeout`` and ``statement_timeout`` on every new PostgreSQL connection, set by
+    statements (one round trip a connection, which the pool keeps) rather than as startup
+    options, which a pooler such as PgBouncer refuses."""
+    @event.listens_for(engine, "connect")
+    def connect(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET lock_timeout = '{LOCK_WAIT_SECONDS}s'")
+            cursor.execute(f"SET statement_timeout = '{STATEMENT_SECONDS}s'")
+        dbapi_connection.commit()  # a SET rolled back with its transaction would be undone
+
+
+UNBOUNDED: Final = ("SET LOCAL lock_timeout = 0", "SET LOCAL statement_timeout = 0")
+"""Lift the bounds for the rest of one transaction: a migration, or a copy of whole
+tables, may take longer than a request, and waits for another server's migration."""
+
+
 def _one_process_per_connection(engine: Engine) -> None:
     """A pooled connection is never used by a process forked after it was opened (the
     recipe of SQLAlchemy's documentation on pools and ``os.fork()``)."""
@@ -261,10 +324,15 @@ def _readable(descriptor: int) -> bool:
     return bool(poller.poll(0))
 
 
-OUTAGE_SQLSTATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
-"""Beginnings of PostgreSQL's error codes for a database that is not there to answer: class
-08 (connection failures), shut down by an administrator or a crash, starting up, no
-connection slot left."""
+OUTAGE_SQLSTATES: Final = ("08", "53", "58", "57P01", "57P02", "57P03", "57014", "55P03",
+                           "25006", "42501")
+"""Beginnings of PostgreSQL's error codes for a database that cannot answer now: class 08
+(connection failures), class 53 (out of disk, memory or connection slots), class 58 (the
+disk failing), shut down by an administrator or a crash, starting up, a statement past
+:data:`STATEMENT_SECONDS` or cancelled, a lock not granted within
+:data:`LOCK_WAIT_SECONDS`, a read-only database (a standby, or one an operator locked),
+and a privilege taken away while the server runs (a user without one is refused at
+start: :func:`write_refusal`)."""
 
 SQLITE_OUTAGES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED,
                                     sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
@@ -348,15 +416,19 @@ def user_version(revision: str) -> int:
     return int(revision) + 2
 
 
-def upgrade(engine: Engine) -> None:
+def upgrade(engine: Engine) -> str | None:
     """Bring the database to the newest revision, in one transaction, safe when several
-    processes start at once; a :class:`StoreError` for a database of a newer gapgrid, or
-    for another program's SQLite file."""
+    processes start at once, and return the revision it was at (None: a new database,
+    which now has gapgrid's tables); a :class:`StoreError` for a database of a newer
+    gapgrid, for another program's SQLite file, or for a PostgreSQL database gapgrid
+    could not write to (:func:`write_refusal`)."""
     logging.getLogger("alembic").setLevel(logging.WARNING)  # not its chatter at each start
     with write(engine) as connection:
         if connection.dialect.name == "postgresql":
             # held until this transaction ends: one server migrates, the others then
             # find the database at the newest revision and change nothing
+            for statement in UNBOUNDED:
+                connection.exec_driver_sql(statement)
             connection.execute(sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": UPGRADE_LOCK})
             clash = postgresql_clash(connection)
@@ -380,6 +452,50 @@ def upgrade(engine: Engine) -> None:
                                  f"{head()}: {excerpt(found, 200)}; {OWN_DATABASE}") from None
         if connection.dialect.name == "sqlite":
             connection.exec_driver_sql(f"PRAGMA user_version = {user_version(head())}")
+        else:
+            refusal = write_refusal(connection)
+            if refusal is not None:
+                raise StoreError(refusal)
+    return revision
+
+
+TABLE_PRIVILEGES: Final = ("SELECT", "INSERT", "UPDATE", "DELETE")
+"""What gapgrid does to its tables, each of which its database user must be granted."""
+
+
+def write_refusal(connection: Connection) -> str | None:
+    """Why gapgrid could not write to this PostgreSQL database, or None: a database that
+    is read-only (a standby, ``default_transaction_read_only``), or a user without a
+    privilege gapgrid needs on its tables or their id sequences. Checked at start, so
+    that such a server refuses to start in one line rather than serve reads and answer
+    every write with an error."""
+    if connection.exec_driver_sql("SHOW transaction_read_only").scalar_one() == "on":
+        return ("the database is read-only (a standby, or default_transaction_read_only "
+                "set for the database or its user), and gapgrid writes to it: name the "
+                "primary in GAPGRID_DATABASE, or allow writes")
+    missing = []
+    for table in schema.metadata.tables.values():
+        for privilege in TABLE_PRIVILEGES:
+            if not connection.execute(sqlalchemy.text("SELECT has_table_privilege(:t, :p)"),
+                                      {"t": table.name, "p": privilege}).scalar_one():
+                missing.append(f"{privilege} on {table.name}")
+        for column in table.primary_key.columns:
+            if column.autoincrement is not True:
+                continue
+            sequence = connection.execute(
+                sqlalchemy.text("SELECT pg_get_serial_sequence(:t, :c)"),
+                {"t": table.name, "c": column.name}).scalar_one()
+            if sequence is not None and not connection.execute(
+                    sqlalchemy.text("SELECT has_sequence_privilege(:s, 'USAGE')"),
+                    {"s": sequence}).scalar_one():
+                missing.append(f"USAGE on {sequence}")
+    if not missing:
+        return None
+    shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
+                                      else "")
+    return (f"the database user may not write gapgrid's tables (it lacks {shown}): grant "
+            f"it SELECT, INSERT, UPDATE and DELETE on them and USAGE on their sequences, or "
+            f"let gapgrid's own user own them")
 
 
 def _upgrade_legacy(connection: Connection) -> None:

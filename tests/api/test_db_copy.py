@@ -275,7 +275,7 @@ def test_urls_that_name_nothing_and_newer_sources_are_one_line_each(
         assert "hunter2" not in result.stderr and "Traceback" not in result.stderr
     result = import_into("postgresql://ann:hunter2@db:port/gapgrid", source)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert result.stderr.startswith("gapgrid: GAPGRID_DATABASE names no database")
+    assert result.stderr.startswith("gapgrid: GAPGRID_DATABASE: the URL cannot be read")
     assert "hunter2" not in result.stderr
 
     made = engine.create(source)

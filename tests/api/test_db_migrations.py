@@ -281,9 +281,27 @@ def test_gapgrid_database_is_a_file_or_a_postgresql_url(tmp_path: Path) -> None:
         tmp_path / "gapgrid.sqlite3")
     url = "postgresql://gapgrid:hunter2@db.example:5432/gapgrid"
     assert database_from_environment({"GAPGRID_DATABASE": url}) == url
-    assert engine.describe(url) == "postgresql+psycopg://gapgrid:***@db.example:5432/gapgrid"
+    assert engine.describe(url) == "postgresql://gapgrid:***@db.example:5432/gapgrid"  # as typed
     with pytest.raises(ConfigError, match="postgresql:// URL, not a mysql:// URL"):
         database_from_environment({"GAPGRID_DATABASE": "mysql://db.example/gapgrid"})
+    # a URL that cannot be read is said so, without the parser's words (some of which
+    # repeat the URL, password and all)
+    for unreadable in ("postgresql://gapgrid:hunter2@127.0.0.1:port/gapgrid",
+                       "postgresql://gapgrid:hunter2@[::1/gapgrid"):
+        with pytest.raises(ConfigError, match="GAPGRID_DATABASE: the URL cannot be read") as said:
+            database_from_environment({"GAPGRID_DATABASE": unreadable})
+        assert "hunter2" not in str(said.value)
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve", "--port", "0"]])
+def test_a_database_url_that_cannot_be_read_is_a_usage_error(command: list[str]) -> None:
+    """Not "internal error: ValueError ... please report it" (exit 3): one line, exit 2."""
+    result = CliRunner().invoke(main, command, env={
+        "GAPGRID_DATABASE": "postgresql://gapgrid:pw@127.0.0.1:port/gapgrid",
+        "GAPGRID_SECRET_KEY": "a-test-secret-of-enough-bytes"})
+    assert result.exit_code == 2, result.output
+    assert "the URL cannot be read" in result.stderr
+    assert "internal error" not in result.stderr
 
 
 def test_the_store_s_schema_version_is_the_newest_revision_s() -> None:
