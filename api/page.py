@@ -20,7 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Flask, Response, send_from_directory
+from flask import Blueprint, Flask, Response, redirect, send_from_directory
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from gapgrid.api.routes import state
 from gapgrid.api.services.errors import ServiceError
@@ -67,6 +68,8 @@ def register_page(app: Flask) -> None:
     page = Blueprint("page", __name__, static_folder="static", static_url_path="/assets")
     page.after_request(_secure)
     page.add_url_rule("/", view_func=home, methods=["GET"])
+    page.add_url_rule("/play", view_func=every_puzzle, methods=["GET"])
+    page.add_url_rule("/play/", view_func=every_puzzle, methods=["GET"])
     page.add_url_rule("/play/<slug>", view_func=play, methods=["GET"])
     page.add_url_rule("/play/<slug>/<date>", view_func=play, methods=["GET"])
     page.add_url_rule("/robots.txt", view_func=robots, methods=["GET"])
@@ -91,6 +94,12 @@ def _secure(response: Response) -> Response:
 def home() -> Response:
     """Today's puzzles, with par and difficulty where the API has them."""
     return _shell("home.html")
+
+
+def every_puzzle() -> WerkzeugResponse:
+    """``/play`` without a game: today's puzzles, where the page lists them (it was the
+    API's JSON 404, shown raw to a player who cut the address short)."""
+    return redirect("/", code=302)
 
 
 def play(slug: str, date: str | None = None) -> Response:

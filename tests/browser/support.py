@@ -201,3 +201,15 @@ class ClockedServer(LiveServer):
     def command(self, port: int) -> list[str]:
         return [sys.executable, "-m", "tests.browser.clocked_server", str(port),
                 str(self.clock_file)]
+
+    def before_midnight(self, minutes: int, slug: str
+                        ) -> tuple[datetime.date, datetime.datetime, dict[str, Any]]:
+        """Set the clock ``minutes`` before the coming midnight (UTC); return the day,
+        that midnight, and the day's puzzle of ``slug``."""
+        day = datetime.datetime.now(datetime.UTC).date()
+        midnight = datetime.datetime.combine(day + datetime.timedelta(days=1),
+                                             datetime.time(), tzinfo=datetime.UTC)
+        self.set(midnight - datetime.timedelta(minutes=minutes))
+        status, puzzle = self.api("GET", f"/v1/daily/{slug}")
+        assert status == 200 and puzzle["date"] == day.isoformat(), puzzle
+        return day, midnight, puzzle

@@ -43,6 +43,9 @@ def test_pages_are_html_shells_with_a_strict_policy(client: FlaskClient, path: s
     assert response.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
     assert "connect-src 'self'" in CONTENT_SECURITY_POLICY
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+    # without JavaScript the page says so, not "Loading the puzzle…" for ever
+    assert '<noscript><p class="message" data-kind="error">This page plays in JavaScript' in (
+        response.get_data(as_text=True))
 
 
 def _crawlable(rules: str, path: str) -> bool:
@@ -87,6 +90,15 @@ def test_assets_do_not_reach_outside_their_folder(client: FlaskClient) -> None:
     """A path that climbs out of api/static/ is not served."""
     assert client.get("/assets/../page.py").status_code == 404
     assert client.get("/assets/%2e%2e/page.py").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/play", "/play/"])
+def test_play_without_a_game_goes_to_today_s_puzzles(client: FlaskClient, path: str) -> None:
+    """An address cut short at /play leads to the list of today's puzzles, not to the
+    API's JSON 404 shown raw in the browser."""
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/"
 
 
 def test_the_api_index_links_its_parts(client: FlaskClient) -> None:

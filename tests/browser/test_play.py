@@ -471,13 +471,20 @@ def test_stuck_is_detected(page: Page, served: Served) -> None:
     expect(page.locator("#summary-title")).to_have_text("Game over")
 
 
+def solution_open_day(served: Served) -> datetime.date:
+    """A past day whose solution is open at any hour by the server's clock, which the page
+    goes by: the day before yesterday (yesterday's opens at 01:00, so between midnight
+    and 01:00 UTC it is still closed, whatever the browser's clock says)."""
+    return datetime.date.fromisoformat(served.today) - datetime.timedelta(days=2)
+
+
 def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
-    """Yesterday's puzzle shows its board and leaderboard, and takes no submission."""
-    yesterday = (datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1))
+    """A past day's puzzle shows its board and leaderboard, and takes no submission."""
+    yesterday = solution_open_day(served)
     status, puzzle = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
     if status == 404:
         pytest.skip(f"the server has no puzzle for {yesterday}")
-    page.clock.set_fixed_time(noon(served))  # yesterday's solution opens at 01:00
+    page.clock.set_fixed_time(noon(served))  # the device at noon: the page goes by the server
     open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
     assert board_cells(page) == flat(puzzle["rows"])
     expect(page.locator("#subtitle")).to_contain_text(yesterday.isoformat())
@@ -488,6 +495,8 @@ def test_a_past_day_is_read_only(page: Page, served: Served) -> None:
     else:
         expect(page.locator("#solution")).to_contain_text("not available")
     expect(page.locator("#submit-panel")).to_be_hidden()
+    # its clock never runs, and says why where it shows (it said "Timed by the server")
+    expect(page.locator("#time")).to_have_attribute("title", re.compile("^Not timed"))
 
 
 def test_a_game_started_before_midnight_is_submitted_after_it(clocked_page: Page,
@@ -498,12 +507,7 @@ def test_a_game_started_before_midnight_is_submitted_after_it(clocked_page: Page
     when the solution opens, it no longer does. The device's clock is not moved: the page
     goes by the server's."""
     page = clocked_page
-    day = datetime.datetime.now(datetime.UTC).date()
-    midnight = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(),
-                                         tzinfo=datetime.UTC)
-    clocked.set(midnight - datetime.timedelta(minutes=10))
-    status, puzzle = clocked.api("GET", "/v1/daily/montana")
-    assert status == 200 and puzzle["date"] == day.isoformat(), puzzle
+    _, midnight, puzzle = clocked.before_midnight(10, "montana")
     open_puzzle(page, "montana")
     click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
     settle(page)
@@ -635,13 +639,13 @@ def test_fields_and_routes_still_to_come_are_used_when_present(page: Page, serve
     expect(page.locator(f'[data-slot="{target}"]')).to_have_class(re.compile(r"\bhinted\b"))
     assert hints and hints[0]["moves"] == [] and hints[0]["deal"] == served.puzzle["deal"]
 
-    yesterday = datetime.date.fromisoformat(served.today) - datetime.timedelta(days=1)
+    yesterday = solution_open_day(served)
     status, _ = served.api("GET", f"/v1/puzzles/{yesterday}/{WIN_VARIANT}")
     if status != 200:
         return
     page.route(f"**/v1/puzzles/{yesterday}/{WIN_VARIANT}/solution",
                lambda route: route.fulfill(json={"moves": ["1-2", "3-4"]}))
-    page.clock.set_fixed_time(noon(served))  # yesterday's solution opens at 01:00
+    page.clock.set_fixed_time(noon(served))  # the device at noon: the page goes by the server
     open_puzzle(page, WIN_VARIANT, yesterday.isoformat())
     page.click('[data-action="solution"]')
     expect(page.locator(".solution-line li")).to_have_count(2)
@@ -836,3 +840,29 @@ def test_a_game_changed_in_another_tab_is_not_overwritten(page: Page, served: Se
         expect(page.locator("#moves")).to_have_text(str(card_moves(served.line[:2])))
     finally:
         other.close()
+
+
+def test_the_summary_and_the_leaderboard_count_actions_as_par_does(page: Page,
+                                                                   served: Served) -> None:
+    """Par counts actions, moves and redeals: a game of 49 moves and a redeal showed "Moves
+    49, Par 50" and looked under par when it was at par. The summary now gives the
+    actions beside the moves, par in actions, and the leaderboard's column is actions."""
+    puzzle = puzzle_of(served, "montana")
+    first = str(state_of(puzzle, []).legal_moves()[0])
+    open_puzzle(page, "montana")
+    click_move(page, first)
+    settle(page)
+    click_move(page, "redeal")
+    settle(page)
+    page.click('[data-action="finish"]')
+    figures = page.locator("#summary-figures")
+    expect(figures).to_contain_text("Moves1")
+    expect(figures).to_contain_text("Actions (moves and redeals)2")
+    if isinstance(puzzle["par"], int):
+        expect(figures).to_contain_text(f"Par{puzzle['par']} actions")
+    page.fill("#player", "Actioner")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Actioner")
+    board = page.locator("#leaderboard table")
+    expect(board.locator("th").nth(3)).to_have_text("Actions")
+    expect(board.locator("tr.me td").nth(3)).to_have_text("2")

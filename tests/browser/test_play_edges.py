@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import datetime
+import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -63,12 +64,7 @@ def test_a_day_that_ends_while_the_page_is_open_is_said_once(browser: Browser,
     refused a start token: it says once that the day is over, with the way to today's
     puzzle, asks for no more tokens, offers no submission and still gives hints (every move
     asked again, hints said to try again in a moment, and Submit was offered)."""
-    day = datetime.datetime.now(datetime.UTC).date()
-    midnight = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(),
-                                         tzinfo=datetime.UTC)
-    clocked.set(midnight - datetime.timedelta(minutes=2))
-    status, puzzle = clocked.api("GET", f"/v1/daily/{WIN_VARIANT}")
-    assert status == 200 and puzzle["date"] == day.isoformat(), puzzle
+    day, midnight, puzzle = clocked.before_midnight(2, WIN_VARIANT)
     first = state_of(puzzle, []).legal_moves()[0]
     second = state_of(puzzle, [str(first)]).legal_moves()[0]
     starts: list[str] = []
@@ -173,7 +169,7 @@ def test_the_home_page_says_the_server_s_today(clocked_page: Page,
     clocked.set(ahead)
     clocked_page.goto("/")
     expect(clocked_page.locator("#puzzles")).to_have_attribute("data-loaded", "true")
-    expect(clocked_page.locator("#today")).to_have_text(f"today is {ahead.date()} (UTC)")
+    expect(clocked_page.locator("#today")).to_have_text(f", today is {ahead.date()} (UTC)")
 
 
 UNKEYED = 2_001
@@ -223,3 +219,122 @@ def test_a_leaderboard_being_keyed_is_asked_again_until_it_shows(
                 or "/leaderboard" not in problem] == []
     finally:
         by_cards.stop()
+
+
+def test_an_error_page_that_is_not_the_api_s_is_said_by_its_status(browser: Browser,
+                                                                   served: Served) -> None:
+    """A proxy's HTML error page (nginx's 502) is said as "the server answered 502 Bad
+    Gateway", not shown as its markup on the message line."""
+    puzzle = puzzle_of(served, "montana")
+    move = str(state_of(puzzle, []).legal_moves()[0])
+    page, _ = watched_page(browser, served)
+    try:
+        open_puzzle(page, "montana")
+        page.route("**/v1/moves", lambda route: route.fulfill(
+            status=502, content_type="text/html",
+            body="<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+                 "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.22.1"
+                 "</center>\r\n</body>\r\n</html>\r\n"))
+        click_move(page, move)
+        settle(page)
+        message = page.locator("#message")
+        expect(message).to_contain_text("the server answered 502 Bad Gateway")
+        expect(message).not_to_contain_text("<")
+        expect(page.locator("#moves")).to_have_text("0")
+    finally:
+        page.context.close()
+
+
+def test_a_redeal_pressed_again_while_the_server_is_slow_is_played_once(
+        browser: Browser, served: Served) -> None:
+    """While a redeal waits for a slow server, the page says it is waiting, and a second
+    press is the same wish: once the server answers, one redeal is played (both were,
+    spending two of Montana's redeals)."""
+    held: list[Any] = []
+    page, _ = watched_page(browser, served)
+    try:
+        open_puzzle(page, "montana")
+        expect(page.locator("#redeals-left")).to_have_text("2")
+        page.route("**/v1/moves", lambda route: held.append(route))  # answered later
+        page.keyboard.press("r")
+        expect(page.locator("#message")).to_have_text("Waiting for the server…")
+        page.keyboard.press("r")
+        expect(page.locator("#message")).to_have_text(
+            "Waiting for the server: the redeal asked for is on its way.")
+        assert len(held) == 1  # the second press sent nothing
+        held[0].continue_()
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("Redealt:")
+        expect(page.locator("#redeals-left")).to_have_text("1")
+        saved = page.evaluate("() => Object.entries(localStorage).filter(([key]) => "
+                              "key.startsWith('gapgrid:game:')).map(([, value]) => "
+                              "JSON.parse(value).moves)")
+        assert saved == [["redeal"]]
+    finally:
+        page.context.close()
+
+
+def test_a_failed_first_read_of_what_the_server_offers_is_read_again_before_a_move(
+        browser: Browser, served: Served) -> None:
+    """The OpenAPI document answered 429 once, at load: the page read it again only for a
+    hint, so for the whole visit a chosen gap marked no card (and a lost game never
+    ended). It is now read again before the next action."""
+    puzzle = puzzle_of(served, "montana")
+    source, targets = next(iter(targets_by_source(state_of(puzzle, [])).items()))
+    refused: list[str] = []
+
+    def once(route: Any) -> None:
+        if refused:
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.fulfill(status=429, headers={"Retry-After": "1"},
+                          content_type="application/problem+json",
+                          body='{"title": "Too Many Requests", "status": 429}')
+
+    page, _ = watched_page(browser, served)
+    try:
+        page.route("**/v1/openapi.json", once)
+        open_puzzle(page, "montana")
+        assert refused
+        page.click(f'[data-slot="{targets[0]}"]')
+        settle(page)
+        expect(page.locator(f'[data-slot="{source}"]')).to_have_class(re.compile(r"\btarget\b"))
+    finally:
+        page.context.close()
+
+
+def test_an_open_page_follows_midnight_and_the_end_of_the_late_hour(
+        browser: Browser, clocked: ClockedServer) -> None:
+    """A game with its start token, left open across midnight: its page stops calling the
+    puzzle today's, and once the late hour is over (01:00 UTC, the server's clock) it
+    offers no submission and shows the solution (it offered the submission, which the
+    server refused, and said the solution would open at 01:00 after it had)."""
+    day, midnight, puzzle = clocked.before_midnight(2, "montana")
+    moves = [str(state_of(puzzle, []).legal_moves()[0])]
+    page, _ = watched_page(browser, clocked)
+    try:
+        open_puzzle(page, "montana")
+        click_move(page, moves[0])
+        settle(page)
+        page.wait_for_function(HAS_TOKEN)
+        expect(page.locator("#subtitle")).to_contain_text(f"Today's puzzle of {day}")
+        clocked.set(midnight + datetime.timedelta(minutes=30))
+        page.click('[data-action="undo"]')  # any answer carries the server's Date
+        settle(page)
+        click_move(page, moves[0])
+        settle(page)
+        expect(page.locator("#subtitle")).to_contain_text(f"Puzzle of {day}")
+        expect(page.locator("#subtitle")).not_to_contain_text("Today's")
+        expect(page.locator('[data-action="finish"]')).to_be_visible()  # late, still taken
+        clocked.set(midnight + datetime.timedelta(minutes=61))
+        page.click('[data-action="undo"]')
+        settle(page)
+        expect(page.locator("#message")).to_contain_text("The late hour is over")
+        click_move(page, moves[0])
+        settle(page)
+        expect(page.locator('[data-action="finish"]')).to_be_hidden()
+        expect(page.locator("#submit-panel")).to_be_hidden()
+        expect(page.locator("#solution")).not_to_contain_text("opens at")
+    finally:
+        page.context.close()

@@ -17,6 +17,10 @@ export class ApiError extends Error {
 
 let clockOffset = 0;
 
+/** How long the page waits for an answer: a server that never answers (stuck, or a
+ * proxy holding the connection) left the page waiting for good, its controls queued. */
+export const ANSWER_SECONDS = 30;
+
 /**
  * Now by the server's clock, in milliseconds since 1970: this device's clock moved by
  * the difference the Date of the server's last answer to a POST showed (this device's
@@ -34,10 +38,17 @@ async function send(method, path, body, headers = {}) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  init.signal = AbortSignal.timeout(ANSWER_SECONDS * 1000);
   let response;
+  let text;
   try {
     response = await fetch(path, init);
+    text = await response.text();
   } catch (error) {
+    if (error.name === "TimeoutError") {
+      throw new ApiError(0, { detail: `the server did not answer within ${ANSWER_SECONDS} s; `
+        + "try again in a moment" });
+    }
     throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
   }
   if (method !== "GET") { // never a cached answer: its Date is the server's now
@@ -45,13 +56,13 @@ async function send(method, path, body, headers = {}) {
     // the header counts whole seconds: half a second is the smaller error on average
     if (Number.isFinite(date)) clockOffset = date + 500 - Date.now();
   }
-  const text = await response.text();
   let data = null;
   if (text) {
     try {
       data = JSON.parse(text);
     } catch {
-      data = { detail: text.slice(0, 200) };
+      // not the API's own answer (a proxy's HTML error page): its status, not its markup
+      data = { detail: `the server answered ${response.status} ${response.statusText}`.trim() };
     }
   }
   if (!response.ok) throw new ApiError(response.status, data);

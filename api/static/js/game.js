@@ -73,6 +73,12 @@ export function cardMoves(moves) {
   return moves.filter((move) => move !== "undo" && move !== "redeal").length;
 }
 
+/** What par and the ranking count: every card move (taken back or not) and the redeals
+ * still in effect (an undo takes back the action before it, a redeal included). */
+export function actionsCounted(moves) {
+  return cardMoves(moves) + effectiveActions(moves).filter((move) => move === "redeal").length;
+}
+
 export class Game {
   /** A game of `puzzle` (the API's puzzle document) under `variant` (its variant document). */
   constructor(puzzle, variant) {

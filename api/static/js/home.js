@@ -49,7 +49,7 @@ async function fill(variant, parts) {
     return;
   }
   // today as the server counts it (this device's clock said it until a puzzle came)
-  document.getElementById("today").textContent = `today is ${puzzle.date} (UTC)`;
+  document.getElementById("today").textContent = `, today is ${puzzle.date} (UTC)`;
   if (puzzle.certified) parts.badges.append(badge("certified", "good"));
   if (Number.isInteger(puzzle.par)) parts.badges.append(badge(`par ${puzzle.par}`, "plain"));
   if (puzzle.difficulty?.label) {
@@ -64,7 +64,7 @@ async function fill(variant, parts) {
 }
 
 async function main() {
-  document.getElementById("today").textContent = `today is ${todayUTC()} (UTC)`;
+  document.getElementById("today").textContent = `, today is ${todayUTC()} (UTC)`;
   let variants;
   try {
     variants = await getJSON("/v1/variants");

@@ -8,7 +8,7 @@
 import { ApiError, capabilities, enc, getJSON, postJSON, serverNow } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
-import { cardMoves, effectiveActions, Game, saved } from "./game.js";
+import { actionsCounted, cardMoves, effectiveActions, Game, saved } from "./game.js";
 
 // The server's rule (api/names.py), checked on the NFKC form: letters and digits of any
 // script, spaces, _ . - inside, a letter or digit at both ends (the last one's combining
@@ -58,6 +58,15 @@ function counted(count, noun) {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
+/** "its first action", "its first 3 actions". */
+function firstOf(count, noun) {
+  return count === 1 ? `its first ${noun}` : `its first ${counted(count, noun)}`;
+}
+
+/** How long a task may wait for the server before the page says it is waiting. */
+const WAITING_SAID_AFTER_MS = 1000;
+const WAITING = "Waiting for the server…";
+
 /** "3:07", or "1:02:03" past the hour. */
 function clock(seconds) {
   const total = Math.max(0, Math.floor(seconds));
@@ -106,6 +115,7 @@ class PlayPage {
     this.hint = null; // [source, target] of the last hint, until the next move
     this.last = null;
     this.caps = new Set();
+    this.queuedKinds = new Set(); // redeal, hint: the ones waiting in the queue
   }
 
   // -- loading -------------------------------------------------------------------------
@@ -146,6 +156,9 @@ class PlayPage {
     // midnight: the server takes it, with the token, until the solution opens.
     this.submittable = this.live || (Boolean(this.stored.token) && now
       < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at));
+    if (!this.submittable) { // said where the clock is: the summary alone said it
+      $("time").title = "Not timed: a past day's game takes no submission";
+    }
     this.drawHeading();
     if (!this.game.position) { // the server could not replay anything: the save is kept
       this.cannotShow(null);
@@ -158,12 +171,13 @@ class PlayPage {
       this.say(`Your saved game could not be read (${refused.reason}): the game starts `
         + "again from the deal.", "error");
     } else if (refused) {
-      this.say(`Your saved game was cut back to its first ${counted(this.game.moves.length,
-        "action")}: `
+      this.say(`Your saved game was cut back to ${firstOf(this.game.moves.length, "action")}: `
         + `the server refused ${refused.move} (${refused.reason}).`, "error");
     } else if (this.stored.moves.length) {
+      // the moves on the board: not the ones taken back, which the rankings count
+      const standing = effectiveActions(this.game.moves).filter((move) => move !== "redeal");
       this.say(`Welcome back: your game of ${this.puzzle.date} is restored `
-        + `(${counted(cardMoves(this.game.moves), "move")}).`);
+        + `(${counted(standing.length, "move")}).`);
     }
     this.keep();
     this.update();
@@ -290,8 +304,8 @@ class PlayPage {
 
   wireControls() {
     action("undo").addEventListener("click", () => this.enqueue(() => this.undo()));
-    action("redeal").addEventListener("click", () => this.enqueue(() => this.redeal()));
-    action("hint").addEventListener("click", () => this.enqueue(() => this.askHint()));
+    action("redeal").addEventListener("click", () => this.enqueue(() => this.redeal(), "redeal"));
+    action("hint").addEventListener("click", () => this.enqueue(() => this.askHint(), "hint"));
     // queued: a move still on its way closed the summary opened before it landed, and the
     // submission's answer went into the hidden panel
     action("finish").addEventListener("click", () => this.enqueue(() => this.showEnd(true)));
@@ -306,12 +320,13 @@ class PlayPage {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       if (event.target.closest("input, textarea, select")) return;
       const shortcuts = { u: () => this.undo(), r: () => this.redeal(), h: () => this.askHint() };
+      const kinds = { r: "redeal", h: "hint" };
       const key = event.key.toLowerCase();
       if (key in shortcuts) {
         event.preventDefault();
         // a held key repeats: held r spent every redeal; u may repeat, to undo a stretch
         if (event.repeat && key !== "u") return;
-        this.enqueue(shortcuts[key]);
+        this.enqueue(shortcuts[key], kinds[key]);
       } else if (event.key === "Escape" && this.selection) {
         this.selection = null;
         this.say("Selection cleared.");
@@ -324,16 +339,24 @@ class PlayPage {
 
   /** Run `task` after every task before it; the board says it is busy meanwhile. Once
    * another tab has changed this game, nothing more is played here (see `watchOtherTabs`). */
-  enqueue(task) {
+  enqueue(task, kind = null) {
     if (this.changedElsewhere) {
       this.say(CHANGED_ELSEWHERE, "error");
       return this.queue;
     }
+    // A second redeal or hint pressed while the first waits for a slow server is the
+    // same wish, not a second one: both were played once the server answered.
+    if (kind && this.queuedKinds.has(kind)) {
+      this.say(`Waiting for the server: the ${kind} asked for is on its way.`);
+      return this.queue;
+    }
+    if (kind) this.queuedKinds.add(kind);
     this.pending += 1;
     $("board").setAttribute("aria-busy", "true");
     // checked again when the task's turn comes: the other tab may have written meanwhile
     this.queue = this.queue.then(() => (this.changedElsewhere ? null : this.guard(task)))
       .finally(() => {
+      if (kind) this.queuedKinds.delete(kind);
       this.pending -= 1;
       if (this.pending === 0) $("board").removeAttribute("aria-busy");
     });
@@ -341,11 +364,22 @@ class PlayPage {
   }
 
   async guard(task) {
+    // a slow answer is said, not left to look like a page that ignores its player; a
+    // task that says nothing of its own gets the message before back
+    const message = $("message");
+    const before = { text: message.textContent, kind: message.dataset.kind };
+    const waiting = setTimeout(() => this.say(WAITING, "info"), WAITING_SAID_AFTER_MS);
     try {
+      // the first read of what the server offers failed: until it is read, the board
+      // marks no card for a gap and never sees a lost game end
+      if (this.caps.unknown && this.game) await this.refreshCapabilities();
       return await task();
     } catch (error) {
       this.say(problemText(error), "error");
       return null;
+    } finally {
+      clearTimeout(waiting);
+      if (message.textContent === WAITING) this.say(before.text, before.kind);
     }
   }
 
@@ -478,7 +512,9 @@ class PlayPage {
       this.selection = null;
       this.afterAction(null);
       const left = this.game.position.redeals_left;
-      this.say(`Redealt: the cards not in sequence were shuffled and dealt again (${
+      const how = this.variant.redeal_placement === "no-shuffle" ? "dealt back unshuffled"
+        : "shuffled and dealt again";
+      this.say(`Redealt: the cards not in sequence were ${how} (${
         left === "unlimited" ? "unlimited redeals" : `${left} left`}).`);
       this.announceEnd();
     }
@@ -615,6 +651,32 @@ class PlayPage {
     $("time").textContent = shown;
     const figure = document.querySelector('#summary-figures [data-figure="time"]');
     if (figure && this.stored.startedAt) figure.textContent = shown;
+    this.followTheClock();
+  }
+
+  /** The server's clock passing midnight, then the late hour's end, while a game with its
+   * start token is open: the page follows (it went on saying "Today's puzzle" after
+   * midnight, and offered past 01:00 a submission the server then refused). A game
+   * without a token learns of midnight from its refused token (`dayOver`). */
+  followTheClock() {
+    if (!this.puzzle || !this.stored.token) return;
+    const now = serverNow();
+    if (this.live && now >= Date.parse(this.puzzle.ends_at)) {
+      this.live = false;
+      this.drawSubtitle();
+      this.loadLeaderboard();
+    }
+    const opens = Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at);
+    if (this.submittable && !this.live && now >= opens) {
+      this.submittable = false;
+      $("submit-panel").hidden = true;
+      if (!this.stored.submittedAs) {
+        this.say("The late hour is over (the solution is open): this game can no longer "
+          + "be submitted.", "error");
+      }
+      this.drawSolution();
+      this.update();
+    }
   }
 
   // -- drawing ----------------------------------------------------------------------
@@ -715,9 +777,12 @@ class PlayPage {
     const figures = [
       ["Result", won ? "won" : `${counted(this.cardsInSequence(), "card")} in sequence`],
       ["Moves", String(cardMoves(this.game.moves))],
+      // par counts actions: moves and redeals (49 moves and a redeal are par 50, not under)
+      ["Actions (moves and redeals)", String(actionsCounted(this.game.moves))],
       [this.timedUntilSubmitted ? "Time (runs until you submit)" : "Time",
         this.stored.startedAt ? clock(this.elapsed()) : "not timed"],
-      ["Par", Number.isInteger(this.puzzle.par) ? String(this.puzzle.par) : "not available yet"],
+      ["Par", Number.isInteger(this.puzzle.par) ? counted(this.puzzle.par, "action")
+        : "not available yet"],
     ];
     if (this.stored.assisted) figures.push(["Hints", "used (assisted)"]);
     this.drawFigures(figures);
@@ -856,12 +921,16 @@ class PlayPage {
       return;
     }
     if (!board.entries.length) {
+      // a past day whose late games may still come in has no final word yet
+      const late = serverNow() < Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at);
       holder.replaceChildren(element("p", { class: "muted" }, this.live
-        ? "No result yet today: be the first." : "Nobody submitted a result that day."));
+        ? "No result yet today: be the first." : late ? "No result submitted yet."
+          : "Nobody submitted a result that day."));
       return;
     }
     const me = playerKey(saved.get("player") || "");
-    const head = element("tr", {}, ...["#", "Player", "Result", "Moves", "Time"].map((text) =>
+    // actions, as the ranking and par count them (moves alone looked under par at par)
+    const head = element("tr", {}, ...["#", "Player", "Result", "Actions", "Time"].map((text) =>
       element("th", { scope: "col" }, text)));
     const rows = board.entries.map((entry) => {
       const notes = [];
@@ -873,7 +942,7 @@ class PlayPage {
         element("td", {}, String(entry.rank)),
         element("td", { class: "player" }, entry.player),
         element("td", {}, result),
-        element("td", {}, String(entry.moves)),
+        element("td", {}, String(entry.actions ?? entry.moves)),
         element("td", {}, entry.seconds === null || entry.seconds === undefined ? "–"
           : clock(entry.seconds)));
       if (playerKey(entry.player) === me) row.className = "me";
@@ -881,7 +950,8 @@ class PlayPage {
     });
     const table = element("table", { class: "leaderboard" },
       element("caption", { class: "muted small" }, `${board.total} player${
-        board.total === 1 ? "" : "s"}: won games first (fewer actions, then less time), then `
+        board.total === 1 ? "" : "s"}${board.more ? `, the first ${board.entries.length} shown`
+        : ""}: won games first (fewer actions, then less time), then `
         + "the most cards in sequence; games played with hints after the others."),
       element("thead", {}, head), element("tbody", {}, ...rows));
     holder.replaceChildren(table);
