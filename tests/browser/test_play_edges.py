@@ -15,7 +15,7 @@ import pytest
 
 from tests.api.live import LiveServer
 from tests.browser.conftest import watched_page
-from tests.browser.support import WIN_VARIANT, ClockedServer, Served
+from tests.browser.support import CHROMIUM_ARGS, WIN_VARIANT, ClockedServer, Served, chromium_path
 from tests.browser.test_play import (
     click_move,
     open_puzzle,
@@ -338,3 +338,34 @@ def test_an_open_page_follows_midnight_and_the_end_of_the_late_hour(
         expect(page.locator("#solution")).not_to_contain_text("opens at")
     finally:
         page.context.close()
+
+
+def test_back_to_a_page_the_browser_kept_shows_the_game_as_saved(browser: Browser,
+                                                                  served: Served) -> None:
+    """With the back/forward cache a real Chromium has (Playwright turns it off): a move,
+    the home page, the same puzzle again and one more move there, then Back twice. The
+    page came back as it was left, one move behind, saying the game was changed "in
+    another tab or window"; it now reads the save again and shows both moves."""
+    puzzle = puzzle_of(served, "montana")
+    first = str(state_of(puzzle, []).legal_moves()[0])
+    second = str(state_of(puzzle, [first]).legal_moves()[0])
+    caching = browser.browser_type.launch(  # the session's Playwright, another browser
+        executable_path=chromium_path(), args=list(CHROMIUM_ARGS),
+        ignore_default_args=["--disable-back-forward-cache"])
+    try:
+        page, _ = watched_page(caching, served)
+        open_puzzle(page, "montana")
+        click_move(page, first)
+        settle(page)
+        page.goto("/")
+        open_puzzle(page, "montana")
+        click_move(page, second)
+        settle(page)
+        page.evaluate("() => history.go(-2)")
+        page.wait_for_url("**/play/montana")
+        settle(page)
+        expect(page.locator("#moves")).to_have_text("2")
+        expect(page.locator("#message")).not_to_contain_text("another tab")
+        assert page.evaluate("window.gapgrid.game.moves") == [first, second]
+    finally:
+        caching.close()

@@ -290,6 +290,12 @@ class PlayPage {
    * overwrote each other's moves, silently. Once it does, this one stops saving and
    * playing, and says to reload, which takes up the other's game. */
   watchOtherTabs() {
+    // Back or Forward may bring this page back from the browser's cache as it was left,
+    // while this same tab went on with the game on a later page: read the save again
+    // (it showed the old board, saying the game was changed "in another tab or window")
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) window.location.reload();
+    });
     window.addEventListener("storage", (event) => {
       if (event.key === null) { // the storage cleared in another tab: keep this game
         if (this.game?.position) this.keep();
