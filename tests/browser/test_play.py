@@ -293,6 +293,13 @@ def test_a_card_that_fits_one_gap_moves_and_one_that_fits_several_waits(
     assert board_cells(page) == flat(verify(served, puzzle, moves)["rows"])
 
 
+def as_the_page_writes_cards(reason: str) -> str:
+    """The engine's ``reason`` with each card code as the page shows cards: "7♦", "10♣"."""
+    symbols = {"C": "\u2663", "S": "\u2660", "H": "\u2665", "D": "\u2666"}
+    return re.sub(r"\b([A2-9TJQK])([CDHS])\b", lambda code: (
+        "10" if code[1] == "T" else code[1]) + symbols[code[2]], reason)
+
+
 def test_an_illegal_choice_is_answered_with_the_engines_reason(
         page: Page, served: Served) -> None:
     """A gap, then a card that does not fit it: the engine's reason, and no move made."""
@@ -310,7 +317,8 @@ def test_an_illegal_choice_is_answered_with_the_engines_reason(
     page.click(f'[data-slot="{source}"]')
     settle(page)
     message = page.locator("#message")
-    expect(message).to_contain_text(refused["error"]["reason"])
+    expect(message).to_contain_text(as_the_page_writes_cards(refused["error"]["reason"]))
+    expect(message).not_to_contain_text(re.compile(r"\b[A2-9TJQK][CDHS]\b"))  # no codes
     expect(message).to_have_attribute("data-kind", "error")
     expect(page.locator("#moves")).to_have_text("0")
     assert board_cells(page) == flat(puzzle["rows"])
@@ -329,6 +337,11 @@ def test_undo_and_redeal(page: Page, served: Served) -> None:
     page.click('[data-action="undo"]')
     settle(page)
     assert board_cells(page) == flat(puzzle["rows"])
+    source, target = move.split("-")
+    card = as_the_page_writes_cards(board_cells(page)[int(source)] or "")
+    # in words, as moves are said ("Move 32-21 undone." was the engine's notation)
+    expect(page.locator("#message")).to_have_text(
+        f"Undone: {card} from slot {source} to slot {target}.")
     expect(page.locator('[data-action="undo"]')).to_be_disabled()
     page.click('[data-action="redeal"]')
     settle(page)

@@ -37,6 +37,12 @@ export function cardText(code) {
   return cardInfo(code)?.text ?? code;
 }
 
+/** The engine's words with its card codes written as the page writes cards: "5D does not
+ * fit after 6C" is "5♦ does not fit after 6♣" (a reason mixed the two beside the board). */
+export function readable(reason) {
+  return String(reason ?? "").replace(/\b[A2-9TJQK][CDHS]\b/g, (code) => cardText(code));
+}
+
 /** The ranks of a finished row from column 0 on, as the core defines them. */
 export function sequenceRanks(variant) {
   const ranks = variant.ranks?.length ? variant.ranks : [...Array(13).keys()];

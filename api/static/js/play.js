@@ -7,7 +7,7 @@
 
 import { ApiError, capabilities, enc, getJSON, postJSON, serverNow } from "./api.js";
 import { BoardView } from "./board.js";
-import { cardText, describeMove, isFinished, runLengths } from "./cards.js";
+import { cardText, describeMove, isFinished, readable, runLengths } from "./cards.js";
 import { actionsCounted, cardMoves, effectiveActions, Game, saved } from "./game.js";
 
 // The server's rule (api/names.py), checked on the NFKC form: letters and digits of any
@@ -172,7 +172,7 @@ class PlayPage {
         + "again from the deal.", "error");
     } else if (refused) {
       this.say(`Your saved game was cut back to ${firstOf(this.game.moves.length, "action")}: `
-        + `the server refused ${refused.move} (${refused.reason}).`, "error");
+        + `the server refused ${refused.move} (${readable(refused.reason)}).`, "error");
     } else if (this.stored.moves.length) {
       // the moves on the board: not the ones taken back, which the rankings count
       const standing = effectiveActions(this.game.moves).filter((move) => move !== "redeal");
@@ -459,7 +459,7 @@ class PlayPage {
     try {
       const refusal = await this.game.play(move);
       if (refusal) {
-        this.say(`${cardText(code)} cannot go to slot ${target}: ${refusal.reason}`, "error");
+        this.say(`${cardText(code)} cannot go to slot ${target}: ${readable(refusal.reason)}`, "error");
       } else {
         this.afterAction([source, target]);
         this.say(`${cardText(code)} moved from slot ${source} to slot ${target}.`);
@@ -477,7 +477,7 @@ class PlayPage {
     const gaps = this.gaps();
     // One verification per gap, so each refusal is the engine's own sentence.
     const refusals = await Promise.all(gaps.map((gap) => this.game.refusal(`${source}-${gap}`)));
-    const reasons = [...new Set(refusals.filter(Boolean).map((refusal) => refusal.reason))];
+    const reasons = [...new Set(refusals.filter(Boolean).map((refusal) => readable(refusal.reason)))];
     this.say(`${cardText(code)} fits no gap now: ${reasons.join("; ")}`, "error");
   }
 
@@ -501,11 +501,13 @@ class PlayPage {
     const before = effectiveActions(this.game.moves).at(-1);
     const refusal = await this.game.play("undo");
     if (refusal) {
-      this.say(`Undo refused: ${refusal.reason}`, "error");
+      this.say(`Undo refused: ${readable(refusal.reason)}`, "error");
     } else {
       this.selection = null;
       this.afterAction(null);
-      this.say(before === "redeal" ? "Redeal undone." : `Move ${before} undone.`);
+      // in words, as moves are said (the card is back at its slot now): not "32-21"
+      this.say(before === "redeal" ? "Redeal undone."
+        : `Undone: ${describeMove(before, this.rows, this.variant.rstep)}.`);
     }
     this.update();
   }
@@ -513,7 +515,7 @@ class PlayPage {
   async redeal() {
     const refusal = await this.game.play("redeal");
     if (refusal) {
-      this.say(`No redeal: ${refusal.reason}`, "error");
+      this.say(`No redeal: ${readable(refusal.reason)}`, "error");
     } else {
       this.selection = null;
       this.afterAction(null);
@@ -878,7 +880,7 @@ class PlayPage {
       if (!answer.stored) {
         const error = answer.result?.error;
         result.textContent = `Not stored: the server refused move ${error?.index + 1} `
-          + `(${error?.move}): ${error?.reason}`;
+          + `(${error?.move}): ${readable(error?.reason)}`;
         result.dataset.kind = "error";
         return;
       }
