@@ -879,3 +879,28 @@ def test_the_summary_and_the_leaderboard_count_actions_as_par_does(page: Page,
     board = page.locator("#leaderboard table")
     expect(board.locator("th").nth(3)).to_have_text("Actions")
     expect(board.locator("tr.me td").nth(3)).to_have_text("2")
+
+
+def test_a_result_that_counts_is_not_offered_for_submission_again(page: Page,
+                                                                  served: Served) -> None:
+    """Submitted with progress, then played on and ended again: the summary says it was
+    submitted and offers no second submission (the form came back, prefilled, and the
+    server refused the second as "already has a submission")."""
+    puzzle = served.puzzle
+    dealt = state_of(puzzle, []).board.cards_in_sequence()
+    played = next(served.line[:count] for count in range(1, len(served.line))
+                  if state_of(puzzle, served.line[:count]).board.cards_in_sequence() > dealt)
+    open_puzzle(page, WIN_VARIANT)
+    for move in played:
+        click_move(page, move)
+        settle(page)
+    page.click('[data-action="finish"]')
+    page.fill("#player", "Once Only")
+    page.click('[data-action="submit"]')
+    expect(page.locator("#submit-result")).to_contain_text("Stored for Once Only")
+    click_move(page, served.line[len(played)])
+    settle(page)
+    page.click('[data-action="finish"]')
+    expect(page.locator("#summary")).to_be_visible()
+    expect(page.locator("#submit-form")).to_be_hidden()
+    expect(page.locator("#submit-result")).to_contain_text("Once Only")

@@ -772,6 +772,8 @@ class PlayPage {
     $("summary-title").textContent = won ? "You won!" : this.game.over ? "Game over"
       : "Your game so far";
     $("submit-panel").hidden = !this.submittable;
+    // a result that counts is final: the form offered a second submission, then refused it
+    $("submit-form").hidden = Boolean(this.stored.submittedAs && this.stored.submittedCounts);
     const result = $("submit-result");
     if (this.stored.submittedAs && !result.textContent) { // reloaded after submitting
       result.textContent = `Submitted as ${this.stored.submittedAs}.`;
@@ -821,6 +823,11 @@ class PlayPage {
 
   cardsInSequence() {
     return runLengths(this.rows, this.variant).reduce((sum, length) => sum + length, 0);
+  }
+
+  /** The cards in sequence as dealt: a game with no more has made no progress. */
+  dealtInSequence() {
+    return runLengths(this.puzzle.rows, this.variant).reduce((sum, length) => sum + length, 0);
   }
 
   /** A result to paste anywhere that gives nothing away: squares, not cards. */
@@ -885,6 +892,9 @@ class PlayPage {
         return;
       }
       this.stored.submittedAs = answer.player;
+      // the server lets a game with progress replace one without, and nothing else
+      this.stored.submittedCounts = Boolean(answer.result?.won)
+        || this.cardsInSequence() > this.dealtInSequence();
       if (Number.isFinite(answer.elapsed_seconds)) {
         this.stored.finishedSeconds = answer.elapsed_seconds; // the time ranked, from now on
       }
