@@ -315,6 +315,7 @@ class Store:
         ISO date), in one transaction; nothing reads them once their puzzles take no more
         submissions (:func:`gapgrid.api.services.puzzles.first_open_day`)."""
         with db.write(self.engine) as connection:
+            db.unbounded(connection)  # a cron job after months without one: many rows
             hints = connection.execute(q.DELETE_HINTS_BEFORE, {"before": before}).rowcount
             tokens = connection.execute(q.DELETE_START_TOKENS_BEFORE, {"before": before}
                                         ).rowcount

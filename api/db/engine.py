@@ -270,8 +270,16 @@ def _bounded_statements(engine: Engine) -> None:
 
 
 UNBOUNDED: Final = ("SET LOCAL lock_timeout = 0", "SET LOCAL statement_timeout = 0")
-"""Lift the bounds for the rest of one transaction: a migration, or a copy of whole
-tables, may take longer than a request, and waits for another server's migration."""
+"""Lift the bounds for the rest of one transaction (:func:`unbounded`)."""
+
+
+def unbounded(connection: Connection) -> None:
+    """Lift :data:`LOCK_WAIT_SECONDS` and :data:`STATEMENT_SECONDS` for the rest of the
+    transaction ``connection`` is in: a migration, which also waits for another server's,
+    or ``db prune`` after months of rows, may take longer than a request ever should."""
+    if connection.dialect.name == "postgresql":
+        for statement in UNBOUNDED:
+            connection.exec_driver_sql(statement)
 
 
 def _one_process_per_connection(engine: Engine) -> None:
@@ -427,8 +435,7 @@ def upgrade(engine: Engine) -> str | None:
         if connection.dialect.name == "postgresql":
             # held until this transaction ends: one server migrates, the others then
             # find the database at the newest revision and change nothing
-            for statement in UNBOUNDED:
-                connection.exec_driver_sql(statement)
+            unbounded(connection)
             connection.execute(sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": UPGRADE_LOCK})
             clash = postgresql_clash(connection)

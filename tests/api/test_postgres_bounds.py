@@ -30,7 +30,8 @@ pytestmark = pytest.mark.slow
 def test_every_connection_has_the_bounds_and_a_copy_of_whole_tables_lifts_them(
         postgres_url: str) -> None:
     """A request's statements wait at most LOCK_WAIT_SECONDS for a lock and run at most
-    STATEMENT_SECONDS; a copy (``db import``) has neither bound."""
+    STATEMENT_SECONDS; a copy (``db import``) has neither bound, nor has a transaction
+    that lifts them (a migration, ``db prune``)."""
     bounded = engine.create(postgres_url)
     unbounded = engine.create(postgres_url, bounded=False)
     try:
@@ -42,6 +43,14 @@ def test_every_connection_has_the_bounds_and_a_copy_of_whole_tables_lifts_them(
         with engine.read(unbounded) as connection:
             assert connection.exec_driver_sql("SHOW lock_timeout").scalar_one() == "0"
             assert connection.exec_driver_sql("SHOW statement_timeout").scalar_one() == "0"
+        # a migration or a prune lifts them for its own transaction, and only for it
+        with engine.write(bounded) as connection:
+            engine.unbounded(connection)
+            assert connection.exec_driver_sql("SHOW lock_timeout").scalar_one() == "0"
+            assert connection.exec_driver_sql("SHOW statement_timeout").scalar_one() == "0"
+        with engine.read(bounded) as connection:
+            assert connection.exec_driver_sql("SHOW statement_timeout").scalar_one() == (
+                f"{engine.STATEMENT_SECONDS}s")
     finally:
         bounded.dispose()
         unbounded.dispose()
