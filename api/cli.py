@@ -444,7 +444,10 @@ def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
     except (ConfigError, StoreError, ServeError) as error:
         click.echo(f"gapgrid: cannot serve: {error}", err=True)
         ctx.exit(EXIT_USAGE)
-    database = f"{'a new, empty database' if new else 'database'} {describe(settings.database)}"
+    # a PostgreSQL database new to gapgrid may hold other programs' tables
+    fresh = "a new, empty database" if isinstance(settings.database, Path) else (
+        "a database new to gapgrid")
+    database = f"{fresh if new else 'database'} {describe(settings.database)}"
     for address in listening_on(server):
         click.echo(f"gapgrid API on {address}/v1/ and the player's page on {address}/ "
                    f"({database}); Ctrl-C stops it.", err=True)

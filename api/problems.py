@@ -18,7 +18,7 @@ from sqlalchemy import exc as database_errors
 from werkzeug.exceptions import HTTPException
 
 from gapgrid.api.config import driver_reason
-from gapgrid.api.db.engine import is_outage
+from gapgrid.api.db.engine import is_outage, statement_hint
 from gapgrid.api.services.errors import Fault, ServiceError
 from gapgrid.api.text import bounded
 from gapgrid.core.plugin_code import failing_plugin
@@ -216,8 +216,8 @@ def register_error_handlers(app: Flask) -> None:
         # Down, restarting, locked past the wait, out of connections: "come back later" is
         # the true answer. The driver's reason alone is logged, in one line: not the
         # statement and its parameters.
-        _log.error("the database does not answer on %s %s: %s", request.method,
-                   request.path, driver_reason(error))
+        _log.error("the database does not answer on %s %s: %s%s", request.method,
+                   request.path, driver_reason(error), statement_hint(error))
         return Problem(503, "Service Unavailable", "the database does not answer; try again "
                        "after the seconds in Retry-After",
                        headers={"Retry-After": str(DATABASE_RETRY_AFTER)}).response()

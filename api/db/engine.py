@@ -65,10 +65,11 @@ CONNECT_SECONDS: Final = 10
 that takes the connection and never answers is an outage, not a hang."""
 
 KEEPALIVE: Final = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
-                    "keepalives_count": 3}
-"""TCP keepalives on PostgreSQL connections: a server whose machine went away while a
-statement waited is found within about a minute, where the socket alone would wait for
-hours."""
+                    "keepalives_count": 3, "tcp_user_timeout": 60_000}
+"""TCP keepalives on PostgreSQL connections, and a bound on data sent but never
+acknowledged (``tcp_user_timeout``, milliseconds): a server whose machine went away, while
+a statement waited for its answer or was being sent, is found within about a minute,
+where the socket alone would wait for a quarter of an hour or more."""
 
 LOCK_WAIT_SECONDS: Final = 10
 """How long a statement waits for another transaction's lock (PostgreSQL's
@@ -260,7 +261,8 @@ def _enter_wal(dbapi_connection: Any) -> None:
 def _bounded_statements(engine: Engine) -> None:
     """``lock_timeout`` and ``statement_timeout`` on every new PostgreSQL connection, set by
     statements (one round trip a connection, which the pool keeps) rather than as startup
-    options, which a pooler such as PgBouncer refuses."""
+    options, which PgBouncer refuses. (Behind PgBouncer in transaction pooling a session's
+    settings do not follow it: docs/deploy.md says to set them on the role there.)"""
     @event.listens_for(engine, "connect")
     def connect(dbapi_connection: Any, _record: Any) -> None:
         with dbapi_connection.cursor() as cursor:
@@ -347,6 +349,22 @@ SQLITE_OUTAGES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED,
                                     sqlite3.SQLITE_CANTOPEN})
 """SQLite's primary result codes for a file that cannot be used now: locked past the
 wait, a disk that fails or is full, a file that cannot be opened."""
+
+
+SAID_WITH_STATEMENT: Final = ("57014", "42501")
+"""Outages a bug may cause too (a query made slow, a privilege the code needs): their log
+line names the statement, so that which query it was can be told."""
+
+
+def statement_hint(error: BaseException) -> str:
+    """`` (statement: SELECT ...)``, the statement's first line without its parameters, for
+    an error of :data:`SAID_WITH_STATEMENT`; else nothing."""
+    state = getattr(getattr(error, "orig", None), "sqlstate", None)
+    statement = getattr(error, "statement", None)
+    if state not in SAID_WITH_STATEMENT or not isinstance(statement, str):
+        return ""
+    first = (statement.strip().splitlines() or [""])[0]
+    return f" (statement: {excerpt(first, 120)})"
 
 
 def is_outage(error: BaseException) -> bool:

@@ -525,7 +525,7 @@ def test_a_game_started_before_midnight_is_submitted_after_it(clocked_page: Page
     click_move(page, str(state_of(puzzle, []).legal_moves()[0]))
     settle(page)
     key = f"gapgrid:game:{puzzle['id']}"
-    page.wait_for_function(f"JSON.parse(localStorage.getItem({key!r}) || '{{}}').token")
+    page.wait_for_function(f"() => JSON.parse(localStorage.getItem({key!r}) || '{{}}').token")
     clocked.set(midnight + datetime.timedelta(minutes=30))
     open_puzzle(page, "montana", puzzle["date"])  # where the late game is, past midnight
     expect(page.locator("#solution")).to_contain_text("opens at")

@@ -369,3 +369,4 @@ def test_back_to_a_page_the_browser_kept_shows_the_game_as_saved(browser: Browse
         assert page.evaluate("window.gapgrid.game.moves") == [first, second]
     finally:
         caching.close()
+

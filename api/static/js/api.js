@@ -32,21 +32,33 @@ export function serverNow() {
   return Date.now() + clockOffset;
 }
 
-async function send(method, path, body, headers = {}) {
+/** An AbortSignal that aborts after `seconds`, where browsers lack AbortSignal.timeout
+ * (Safari before 16): without it, every request failed. */
+function timeoutSignal(seconds) {
+  if (typeof AbortSignal.timeout === "function") return AbortSignal.timeout(seconds * 1000);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")),
+    seconds * 1000);
+  return controller.signal;
+}
+
+/** Send a request; `seconds`: how long to wait for its answer (null: for as long as it
+ * takes, for a request whose answer must not be lost). */
+async function send(method, path, body, headers = {}, seconds = ANSWER_SECONDS) {
   const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  init.signal = AbortSignal.timeout(ANSWER_SECONDS * 1000);
   let response;
   let text;
   try {
+    if (seconds !== null) init.signal = timeoutSignal(seconds);
     response = await fetch(path, init);
     text = await response.text();
   } catch (error) {
     if (error.name === "TimeoutError") {
-      throw new ApiError(0, { detail: `the server did not answer within ${ANSWER_SECONDS} s; `
+      throw new ApiError(0, { detail: `the server did not answer within ${seconds} s; `
         + "try again in a moment" });
     }
     throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
@@ -69,11 +81,18 @@ async function send(method, path, body, headers = {}) {
   return data;
 }
 
-/** GET a JSON document. */
-export const getJSON = (path) => send("GET", path);
+/** GET a JSON document, waiting `seconds` at most for it. */
+export const getJSON = (path, seconds = ANSWER_SECONDS) => send("GET", path, undefined, {},
+  seconds);
 
-/** POST a JSON body (with more request headers, if given) and read the JSON answer. */
-export const postJSON = (path, body, headers) => send("POST", path, body, headers);
+/** POST a JSON body (with more request headers, if given) and read the JSON answer, waiting
+ * `seconds` at most (null: however long it takes). */
+export const postJSON = (path, body, headers, seconds = ANSWER_SECONDS) => send("POST", path,
+  body, headers, seconds);
+
+/** How long the page waits for the list of what the server offers, read again before an
+ * action while a first read failed: not the 30 s of an answer the action needs. */
+const CAPABILITIES_SECONDS = 5;
 
 /** Path segments as the API wants them. */
 export const enc = encodeURIComponent;
@@ -88,7 +107,7 @@ let capabilitiesPromise = null;
  */
 export function capabilities() {
   if (!capabilitiesPromise) {
-    capabilitiesPromise = getJSON("/v1/openapi.json").then(
+    capabilitiesPromise = getJSON("/v1/openapi.json", CAPABILITIES_SECONDS).then(
       (doc) => {
         const found = new Set();
         for (const [path, item] of Object.entries(doc.paths || {})) {

@@ -66,6 +66,7 @@ function firstOf(count, noun) {
 /** How long a task may wait for the server before the page says it is waiting. */
 const WAITING_SAID_AFTER_MS = 1000;
 const WAITING = "Waiting for the server…";
+const CAPS_AGAIN_MS = 5000; // the least time between two reads of what the server offers
 
 /** "3:07", or "1:02:03" past the hour. */
 function clock(seconds) {
@@ -116,6 +117,9 @@ class PlayPage {
     this.last = null;
     this.caps = new Set();
     this.queuedKinds = new Set(); // redeal, hint: the ones waiting in the queue
+    this.waits = 0; // guarded tasks under way
+    this.beforeWaiting = null; // what "Waiting for the server…" covers, while it shows
+    this.capsAskedAt = 0;
   }
 
   // -- loading -------------------------------------------------------------------------
@@ -370,23 +374,44 @@ class PlayPage {
   }
 
   async guard(task) {
-    // a slow answer is said, not left to look like a page that ignores its player; a
-    // task that says nothing of its own gets the message before back
-    const message = $("message");
-    const before = { text: message.textContent, kind: message.dataset.kind };
-    const waiting = setTimeout(() => this.say(WAITING, "info"), WAITING_SAID_AFTER_MS);
+    // A slow answer is said, not left to look like a page that ignores its player: see
+    // sayWaiting. Tasks overlap (a summary's check beside a submission), so the waits
+    // are counted, and the last one to end takes the message down.
+    this.waits += 1;
+    const waiting = setTimeout(() => this.sayWaiting(), WAITING_SAID_AFTER_MS);
     try {
       // the first read of what the server offers failed: until it is read, the board
-      // marks no card for a gap and never sees a lost game end
-      if (this.caps.unknown && this.game) await this.refreshCapabilities();
+      // marks no card for a gap and never sees a lost game end (read at most every few
+      // seconds, and only once the page is drawn)
+      if (this.caps.unknown && this.board && Date.now() - this.capsAskedAt > CAPS_AGAIN_MS) {
+        this.capsAskedAt = Date.now();
+        await this.refreshCapabilities();
+      }
       return await task();
     } catch (error) {
       this.say(problemText(error), "error");
       return null;
     } finally {
       clearTimeout(waiting);
-      if (message.textContent === WAITING) this.say(before.text, before.kind);
+      this.waits -= 1;
+      if (this.waits === 0 && this.beforeWaiting) { // nothing said since: put it back
+        const { nodes, kind } = this.beforeWaiting;
+        this.beforeWaiting = null;
+        $("message").replaceChildren(...nodes);
+        $("message").dataset.kind = kind;
+      }
     }
+  }
+
+  /** "Waiting for the server…", keeping what it covers (with its links and buttons) to
+   * put back if nothing else is said by the time the answers are in. */
+  sayWaiting() {
+    if (this.beforeWaiting || this.changedElsewhere) return;
+    const message = $("message");
+    const covered = { nodes: [...message.childNodes].map((node) => node.cloneNode(true)),
+      kind: message.dataset.kind || "info" };
+    this.say(WAITING, "info");
+    this.beforeWaiting = covered;
   }
 
   // -- playing -------------------------------------------------------------------------
@@ -542,6 +567,10 @@ class PlayPage {
     this.caps = await capabilities();
     if (this.caps.unknown) return;
     this.game.hasMoves = this.caps.has("POST /v1/moves");
+    if (this.game.hasMoves && this.game.position?.legal === null) {
+      // read without the legal moves: read again with them, or a gap marks no card
+      this.game.position = await this.game.positionAfter(this.game.moves);
+    }
     this.drawHintNote();
     this.drawSolution();
   }
@@ -669,19 +698,27 @@ class PlayPage {
   followTheClock() {
     if (!this.puzzle || !this.stored.token) return;
     const now = serverNow();
+    const opens = Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at);
     if (this.live && now >= Date.parse(this.puzzle.ends_at)) {
       this.live = false;
       this.drawSubtitle();
       this.loadLeaderboard();
+      if (!this.stored.submittedAs) {
+        this.say(`Midnight UTC has passed: this game can still be submitted until `
+          + `${new Date(opens).toISOString().slice(11, 16)} UTC.`);
+        $("message").append(" ", element("a", { href: `/play/${enc(this.slug)}` },
+          "Today's puzzle →"));
+      }
     }
-    const opens = Date.parse(this.puzzle.solution_opens_at || this.puzzle.ends_at);
     if (this.submittable && !this.live && now >= opens) {
       this.submittable = false;
-      $("submit-panel").hidden = true;
-      if (!this.stored.submittedAs) {
+      if (!this.stored.submittedAs) { // a result stored before stays said
+        $("submit-panel").hidden = true;
         this.say("The late hour is over (the solution is open): this game can no longer "
           + "be submitted.", "error");
       }
+      $("submit-form").hidden = true;
+      this.summaryFor = null; // its time no longer runs until a submission
       this.drawSolution();
       this.update();
     }
@@ -705,6 +742,7 @@ class PlayPage {
     // once another tab has changed the game, that stays said (a move answered later
     // wrote over it)
     if (this.changedElsewhere && text !== CHANGED_ELSEWHERE) return;
+    this.beforeWaiting = null; // something new is said: the waiting message is gone
     const message = $("message");
     message.textContent = text;
     message.dataset.kind = kind;
@@ -771,9 +809,10 @@ class PlayPage {
     $("summary").hidden = false;
     $("summary-title").textContent = won ? "You won!" : this.game.over ? "Game over"
       : "Your game so far";
-    $("submit-panel").hidden = !this.submittable;
+    $("submit-panel").hidden = !this.submittable && !this.stored.submittedAs;
     // a result that counts is final: the form offered a second submission, then refused it
-    $("submit-form").hidden = Boolean(this.stored.submittedAs && this.stored.submittedCounts);
+    $("submit-form").hidden = !this.submittable
+      || Boolean(this.stored.submittedAs && this.stored.submittedCounts);
     const result = $("submit-result");
     if (this.stored.submittedAs && !result.textContent) { // reloaded after submitting
       result.textContent = `Submitted as ${this.stored.submittedAs}.`;
@@ -881,8 +920,11 @@ class PlayPage {
     const token = playerTokens.get(player);
     const headers = token ? { Authorization: `Bearer ${token}` } : {};
     try {
+      // Never given up on: a first submission under a new name claims it, and its answer
+      // carries the name's token once; given up after 30 s, the game was stored and the
+      // name lost to this browser (the server bounds its own work)
       const answer = await postJSON(`/v1/puzzles/${enc(date)}/${enc(variant)}/submissions`,
-        body, headers);
+        body, headers, null);
       if (answer.player_token) playerTokens.set(player, answer.player_token);
       if (!answer.stored) {
         const error = answer.result?.error;
